@@ -1,0 +1,25 @@
+import type { Kysely } from 'kysely';
+import type { AccountRow, Database } from '../db/schema.ts';
+
+export async function findAccountByEmail(
+  db: Kysely<Database>,
+  email: string,
+): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export async function insertAccount(db: Kysely<Database>, row: AccountRow): Promise<void> {
+  await db.insertInto('accounts').values(row).execute();
+}
+
+export async function setDeactivatedAt(
+  db: Kysely<Database>,
+  accountId: string,
+  at: number | null,
+): Promise<void> {
+  await db
+    .updateTable('accounts')
+    .set({ deactivated_at: at })
+    .where('id', '=', accountId)
+    .execute();
+}

@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { recordAudit } from '../audit/audit.repository.ts';
+import type { Clock } from '../clock.ts';
+import type { Store } from '../db/connect.ts';
+import type { AccountRow } from '../db/schema.ts';
+import { UsageError } from '../errors.ts';
+import { findAccountByEmail, insertAccount, setDeactivatedAt } from './accounts.repository.ts';
+import {
+  generatePassword,
+  hashPassword,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  passwordLength,
+} from './passwords.ts';
+
+/** E-mail addresses are compared without case; they are stored trimmed and lowercased. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+function assertEmail(email: string): void {
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
+    throw new UsageError(`'${email}' is not an e-mail address`);
+  }
+}
+
+export interface CreatedAccount {
+  id: string;
+  email: string;
+  /** Only when the password was generated: shown this once. */
+  generatedPassword?: string;
+  mustChangePassword: boolean;
+}
+
+export async function createAccount(
+  store: Store,
+  clock: Clock,
+  input: { email: string; password?: string; mustChangePassword: boolean },
+): Promise<CreatedAccount> {
+  const email = normalizeEmail(input.email);
+  assertEmail(email);
+  const password = input.password ?? generatePassword();
+  const length = passwordLength(password);
+  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
+    throw new UsageError(
+      `a password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`,
+    );
+  }
+  const passwordHash = await hashPassword(password);
+  const id = randomUUID();
+  await store.db.transaction().execute(async (trx) => {
+    if (await findAccountByEmail(trx, email)) {
+      throw new UsageError(`an account with e-mail ${email} already exists`);
+    }
+    await insertAccount(trx, {
+      id,
+      email,
+      password_hash: passwordHash,
+      must_change_password: input.mustChangePassword ? 1 : 0,
+      deactivated_at: null,
+      created_at: clock.now(),
+    });
+    await recordAudit(
+      trx,
+      { actor: 'operator', action: 'account.create', target: id },
+      clock.now(),
+    );
+  });
+  return {
+    id,
+    email,
+    mustChangePassword: input.mustChangePassword,
+    ...(input.password === undefined ? { generatedPassword: password } : {}),
+  };
+}
+
+/** Reads an account by e-mail, or fails with a message naming the address. */
+export async function getAccountByEmail(store: Store, email: string): Promise<AccountRow> {
+  const account = await findAccountByEmail(store.db, normalizeEmail(email));
+  if (!account) throw new UsageError(`no account with e-mail ${normalizeEmail(email)}`);
+  return account;
+}
+
+/**
+ * Deactivates or reactivates an account. A deactivated account's keys are refused from the very
+ * next request, because every request reads the account's state.
+ */
+export async function setAccountActive(
+  store: Store,
+  clock: Clock,
+  email: string,
+  active: boolean,
+): Promise<{ id: string; email: string; active: boolean }> {
+  const account = await getAccountByEmail(store, email);
+  await store.db.transaction().execute(async (trx) => {
+    await setDeactivatedAt(trx, account.id, active ? null : clock.now());
+    await recordAudit(
+      trx,
+      {
+        actor: 'operator',
+        action: active ? 'account.reactivate' : 'account.deactivate',
+        target: account.id,
+      },
+      clock.now(),
+    );
+  });
+  return { id: account.id, email: account.email, active };
+}

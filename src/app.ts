@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import { campaignRoutes } from './campaigns/campaigns.routes.ts';
+import { createCampaignService } from './campaigns/campaigns.service.ts';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Store } from './db/connect.ts';
+import { logDataAccess } from './http/access-log.ts';
+import { ajvPlugins } from './http/ajv-plugins.ts';
+import { registerErrorHandling } from './http/errors.ts';
+import { authenticateKey, requireKey } from './http/key-auth.ts';
+import { registerRateLimit } from './http/rate-limit.ts';
+
+export interface AppDeps {
+  store: Store;
+  clock: Clock;
+  config: Pick<Config, 'rateLimitPerMinute' | 'anonymousRateLimitPerMinute'>;
+  logger: FastifyBaseLogger;
+}
+
+export const DATA_PREFIX = '/developer/v1';
+
+/** Builds the whole service on the given dependencies; never listens and never reads env. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    // Fastify's own per-request lines are off: the access log writes one line of its own.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    requestIdHeader: false,
+    genReqId: () => randomUUID(),
+    bodyLimit: 16 * 1024,
+    return503OnClosing: true,
+    ajv: {
+      // Unknown query parameters must be rejected (spec, respondents), never silently dropped.
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true },
+      plugins: ajvPlugins,
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    reply.header('cache-control', 'no-store');
+  });
+  registerErrorHandling(app);
+
+  const campaigns = createCampaignService(deps.store.db);
+  await app.register(
+    async (data) => {
+      data.addHook('onRequest', authenticateKey(deps.store.db, deps.clock));
+      await registerRateLimit(data, {
+        clock: deps.clock,
+        perKeyPerMinute: deps.config.rateLimitPerMinute,
+        anonymousPerMinute: deps.config.anonymousRateLimitPerMinute,
+      });
+      data.addHook('preValidation', async (request) => {
+        requireKey(request);
+      });
+      data.addHook('onResponse', logDataAccess);
+      await data.register(campaignRoutes(campaigns));
+    },
+    { prefix: DATA_PREFIX },
+  );
+  return app;
+}

@@ -1,0 +1,184 @@
+import { type Kysely, sql } from 'kysely';
+import type { AttendanceStatus, Database } from '../db/schema.ts';
+
+export interface CampaignRecord {
+  id: string;
+  slug: string;
+  title: string;
+  eventDate: number | null;
+  location: string | null;
+  deletedAt: number | null;
+  responses: number;
+  attending: number;
+  notAttending: number;
+  maybe: number;
+  version: number;
+}
+
+const campaignColumns = [
+  'c.id as id',
+  'c.slug as slug',
+  'c.title as title',
+  'c.event_date as eventDate',
+  'c.location as location',
+  'c.deleted_at as deletedAt',
+  'c.response_count as responses',
+  'c.attending_count as attending',
+  'c.not_attending_count as notAttending',
+  'c.maybe_count as maybe',
+  'c.version as version',
+] as const;
+
+export async function findCampaign(
+  db: Kysely<Database>,
+  id: string,
+): Promise<CampaignRecord | undefined> {
+  return db
+    .selectFrom('campaigns as c')
+    .select(campaignColumns)
+    .where('c.id', '=', id)
+    .executeTakeFirst();
+}
+
+/** The live campaigns a key's scope names, in id order. */
+export async function findCampaignsInScope(
+  db: Kysely<Database>,
+  keyId: string,
+): Promise<CampaignRecord[]> {
+  return db
+    .selectFrom('campaigns as c')
+    .innerJoin('key_scopes as s', 's.campaign_id', 'c.id')
+    .select(campaignColumns)
+    .where('s.key_id', '=', keyId)
+    .where('c.deleted_at', 'is', null)
+    .orderBy('c.id')
+    .execute();
+}
+
+/** Which of the given field keys are single-choice (RADIO or SELECT) fields of the campaign. */
+export async function findSingleChoiceFieldKeys(
+  db: Kysely<Database>,
+  campaignId: string,
+  keys: readonly string[],
+): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const rows = await db
+    .selectFrom('campaign_fields')
+    .select('key')
+    .where('campaign_id', '=', campaignId)
+    .where('key', 'in', keys)
+    .where('type', 'in', ['RADIO', 'SELECT'])
+    .execute();
+  return rows.map((row) => row.key);
+}
+
+export interface AnswerCount {
+  fieldKey: string;
+  value: string;
+  count: number;
+}
+
+/** Trigger-maintained answer counts of the given fields: no scan of respondents. */
+export async function findAnswerCounts(
+  db: Kysely<Database>,
+  campaignId: string,
+  keys: readonly string[],
+): Promise<AnswerCount[]> {
+  if (keys.length === 0) return [];
+  return db
+    .selectFrom('answer_counts')
+    .select(['field_key as fieldKey', 'value', 'count'])
+    .where('campaign_id', '=', campaignId)
+    .where('field_key', 'in', keys)
+    .where('count', '>', 0)
+    .orderBy('field_key')
+    .orderBy('value')
+    .execute();
+}
+
+/** A place in the spec order (submittedAt, id): rows strictly after it come next. */
+export interface Position {
+  submittedAt: number;
+  id: string;
+}
+
+export interface RespondentRow {
+  id: string;
+  submittedAt: number;
+  attendanceStatus: AttendanceStatus;
+  answers: string;
+}
+
+export interface RowFilter {
+  campaignId: string;
+  /** Only rows modified strictly after this instant (epoch ms). */
+  sinceMs?: number;
+  /** Only rows strictly after this position. */
+  after?: Position | null;
+}
+
+function filtered(db: Kysely<Database>, filter: RowFilter) {
+  let query = db.selectFrom('respondents').where('campaign_id', '=', filter.campaignId);
+  if (filter.sinceMs !== undefined) query = query.where('submitted_at', '>', filter.sinceMs);
+  const after = filter.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb(eb.refTuple('submitted_at', 'id'), '>', eb.tuple(after.submittedAt, after.id)),
+    );
+  }
+  return query;
+}
+
+export async function countRespondents(db: Kysely<Database>, filter: RowFilter): Promise<number> {
+  const row = await filtered(db, filter)
+    .select((eb) => eb.fn.countAll<number>().as('total'))
+    .executeTakeFirstOrThrow();
+  return Number(row.total);
+}
+
+/** One page by keyset: the `limit` rows after the filter's position, in spec order. */
+export async function findRespondentPage(
+  db: Kysely<Database>,
+  filter: RowFilter,
+  limit: number,
+): Promise<RespondentRow[]> {
+  return filtered(db, filter)
+    .select([
+      'id',
+      'submitted_at as submittedAt',
+      'attendance_status as attendanceStatus',
+      'answers',
+    ])
+    .orderBy('submitted_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Positions of every `stride`-th row after the filter's position, up to `count` of them, from
+ * the covering index alone (no table rows are read): where the following pages end.
+ */
+export async function findEveryNthPosition(
+  db: Kysely<Database>,
+  filter: RowFilter,
+  stride: number,
+  count: number,
+): Promise<Position[]> {
+  const numbered = filtered(db, filter)
+    .select([
+      'submitted_at',
+      'id',
+      sql<number>`row_number() OVER (ORDER BY submitted_at, id)`.as('n'),
+    ])
+    .orderBy('submitted_at')
+    .orderBy('id')
+    .limit(stride * count);
+  const rows = await db
+    .selectFrom(numbered.as('numbered'))
+    .select(['submitted_at as submittedAt', 'id'])
+    .where(sql<boolean>`n % ${stride} = 0`)
+    .orderBy('n')
+    .execute();
+  return rows;
+}

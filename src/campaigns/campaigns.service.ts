@@ -1,0 +1,205 @@
+import type { Kysely } from 'kysely';
+import type { AttendanceStatus, Database } from '../db/schema.ts';
+import { ApiError } from '../errors.ts';
+import type { AuthenticatedKey } from '../keys/keys.service.ts';
+import {
+  type CampaignRecord,
+  countRespondents,
+  findAnswerCounts,
+  findCampaign,
+  findCampaignsInScope,
+  findEveryNthPosition,
+  findRespondentPage,
+  findSingleChoiceFieldKeys,
+  type Position,
+} from './campaigns.repository.ts';
+import type { AnswerValue, Projection } from './field-projection.ts';
+import { toIso } from './instant.ts';
+import { nearestKnownEnd, type PageContext, PagePositions } from './page-positions.ts';
+import { ScopeProjections } from './scope-projections.ts';
+
+/** Spec, Campaign (list item). */
+export interface Campaign {
+  id: string;
+  slug: string;
+  title: string;
+  eventDate: string | null;
+  location: string | null;
+  responseCount: number;
+}
+
+/** Spec, Summary. `maybe` is an added counter (spec, Versioning: totals may gain counters). */
+export interface Summary {
+  campaign: { id: string; slug: string; title: string };
+  totals: { responses: number; attending: number; notAttending: number; maybe: number };
+  breakdowns: Record<string, Record<string, number>>;
+}
+
+/** Spec, Respondent. */
+export interface Respondent {
+  id: string;
+  submittedAt: string;
+  attendanceStatus: AttendanceStatus;
+  fields: Record<string, AnswerValue>;
+}
+
+/** Spec, Page metadata. */
+export interface PageMeta {
+  total: number;
+  page: number;
+  limit: number;
+  totalPages: number;
+}
+
+export interface RespondentsQuery {
+  page: number;
+  limit: number;
+  sinceMs?: number;
+}
+
+export interface RespondentsPage {
+  data: Respondent[];
+  meta: PageMeta;
+  /** For the access log: the field keys present in at least one returned row. */
+  servedFieldKeys: string[];
+}
+
+export interface CampaignService {
+  listCampaigns(key: AuthenticatedKey): Promise<Campaign[]>;
+  summary(key: AuthenticatedKey, campaignId: string): Promise<Summary>;
+  respondents(
+    key: AuthenticatedKey,
+    campaignId: string,
+    query: RespondentsQuery,
+  ): Promise<RespondentsPage>;
+}
+
+function toCampaign(record: CampaignRecord): Campaign {
+  return {
+    id: record.id,
+    slug: record.slug,
+    title: record.title,
+    eventDate: record.eventDate === null ? null : toIso(record.eventDate),
+    location: record.location,
+    responseCount: record.responses,
+  };
+}
+
+/** The read side of the data API: scope, allow-lists and paging, on whichever engine `db` is. */
+export function createCampaignService(db: Kysely<Database>): CampaignService {
+  const scopes = new ScopeProjections(db);
+  const positions = new PagePositions();
+
+  /** Spec, Errors rule 1: 404 for no such (or a deleted) campaign, 403 for one outside the scope. */
+  async function access(
+    key: AuthenticatedKey,
+    campaignId: string,
+  ): Promise<{ campaign: CampaignRecord; projection: Projection }> {
+    const [campaign, scope] = await Promise.all([
+      findCampaign(db, campaignId),
+      scopes.scopeOf(key),
+    ]);
+    if (!campaign || campaign.deletedAt !== null) {
+      throw new ApiError('not_found', `campaign ${campaignId} does not exist`);
+    }
+    const projection = scope.get(campaignId);
+    if (!projection) {
+      throw new ApiError('forbidden', `campaign ${campaignId} is not in this key's scope`);
+    }
+    return { campaign, projection };
+  }
+
+  /** Where page `page` starts: after the last row of page - 1, found by keyset from a known end. */
+  async function pageStart(
+    context: PageContext,
+    campaignId: string,
+    query: RespondentsQuery,
+  ): Promise<Position | null | undefined> {
+    if (query.page === 1) return null;
+    const known = context.pageEnds.get(query.page - 1);
+    if (known) return known;
+    const from = nearestKnownEnd(context.pageEnds, query.page - 1);
+    const missing = query.page - 1 - from.page;
+    const ends = await findEveryNthPosition(
+      db,
+      { campaignId, sinceMs: query.sinceMs, after: from.after },
+      query.limit,
+      missing,
+    );
+    positions.remember(
+      context,
+      ends.map((position, index): [number, Position] => [from.page + 1 + index, position]),
+    );
+    return ends.length === missing ? ends[missing - 1] : undefined;
+  }
+
+  return {
+    async listCampaigns(key) {
+      const records = await findCampaignsInScope(db, key.id);
+      return records.map(toCampaign);
+    },
+
+    async summary(key, campaignId) {
+      const { campaign, projection } = await access(key, campaignId);
+      const singleChoice = await findSingleChoiceFieldKeys(db, campaignId, projection.fieldKeys);
+      const breakdowns: Record<string, Record<string, number>> = {};
+      for (const fieldKey of projection.fieldKeys) {
+        if (singleChoice.includes(fieldKey)) breakdowns[fieldKey] = {};
+      }
+      for (const row of await findAnswerCounts(db, campaignId, singleChoice)) {
+        const breakdown = breakdowns[row.fieldKey];
+        if (breakdown) breakdown[row.value] = Number(row.count);
+      }
+      return {
+        campaign: { id: campaign.id, slug: campaign.slug, title: campaign.title },
+        totals: {
+          responses: campaign.responses,
+          attending: campaign.attending,
+          notAttending: campaign.notAttending,
+          maybe: campaign.maybe,
+        },
+        breakdowns,
+      };
+    },
+
+    async respondents(key, campaignId, query) {
+      const { campaign, projection } = await access(key, campaignId);
+      const context = positions.context(campaignId, campaign.version, query.sinceMs, query.limit);
+      if (context.total === undefined) {
+        context.total =
+          query.sinceMs === undefined
+            ? campaign.responses
+            : await countRespondents(db, { campaignId, sinceMs: query.sinceMs });
+      }
+      const total = context.total;
+      const totalPages = Math.ceil(total / query.limit);
+      const meta: PageMeta = { total, page: query.page, limit: query.limit, totalPages };
+      const empty: RespondentsPage = { data: [], meta, servedFieldKeys: [] };
+      if (query.page > totalPages) return empty;
+
+      const after = await pageStart(context, campaignId, query);
+      if (after === undefined) return empty;
+      const rows = await findRespondentPage(
+        db,
+        { campaignId, sinceMs: query.sinceMs, after },
+        query.limit,
+      );
+      const last = rows.at(-1);
+      if (last && rows.length === query.limit) {
+        positions.remember(context, [[query.page, { submittedAt: last.submittedAt, id: last.id }]]);
+      }
+
+      const served = new Array<boolean>(projection.fieldKeys.length).fill(false);
+      const data = rows.map(
+        (row): Respondent => ({
+          id: row.id,
+          submittedAt: toIso(row.submittedAt),
+          attendanceStatus: row.attendanceStatus,
+          fields: projection.project(JSON.parse(row.answers), served),
+        }),
+      );
+      const servedFieldKeys = projection.fieldKeys.filter((_, index) => served[index]);
+      return { data, meta, servedFieldKeys };
+    },
+  };
+}

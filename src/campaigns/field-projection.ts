@@ -1,0 +1,60 @@
+/**
+ * Field keys that hold secrets of the platform. They are never served, even when an operator puts
+ * them in an allow-list (spec, Respondent: "never returned, even if present in an allow-list").
+ */
+export const SECRET_FIELD_KEYS: ReadonlySet<string> = new Set(['ipAddress', 'token', 'guestToken']);
+
+/** A served answer: text, or a list of texts for multi-select questions. */
+export type AnswerValue = string | string[];
+
+/**
+ * The served form of a stored answer, or undefined when the respondent left it blank (R1: blank
+ * answers are omitted, never null). Numbers and booleans become the strings the respondent chose.
+ */
+export function normalizeAnswer(value: unknown): AnswerValue | undefined {
+  if (typeof value === 'string') return value.trim() === '' ? undefined : value;
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
+  if (typeof value === 'boolean') return String(value);
+  if (Array.isArray(value)) {
+    const items: string[] = [];
+    for (const item of value) {
+      const normalized = normalizeAnswer(item);
+      if (typeof normalized === 'string') items.push(normalized);
+    }
+    return items.length === 0 ? undefined : items;
+  }
+  return undefined;
+}
+
+/** Answers picked for one key's allow-list in one campaign; built once per key and scope version. */
+export interface Projection {
+  /** The allow-listed keys that may be served, secrets removed, in allow-list order. */
+  readonly fieldKeys: readonly string[];
+  /**
+   * Picks the served fields from a respondent's stored answers. Marks each served key in
+   * `served` (one flag per `fieldKeys` entry) for the access log.
+   */
+  project(answers: Record<string, unknown>, served: boolean[]): Record<string, AnswerValue>;
+}
+
+export function compileProjection(allowList: readonly string[]): Projection {
+  const fieldKeys = [...new Set(allowList)].filter(
+    (key) => !SECRET_FIELD_KEYS.has(key) && key !== '__proto__',
+  );
+  const count = fieldKeys.length;
+  return {
+    fieldKeys,
+    project(answers, served) {
+      const fields: Record<string, AnswerValue> = {};
+      for (let i = 0; i < count; i++) {
+        const key = fieldKeys[i] as string;
+        if (!Object.hasOwn(answers, key)) continue;
+        const value = normalizeAnswer(answers[key]);
+        if (value === undefined) continue;
+        fields[key] = value;
+        served[i] = true;
+      }
+      return fields;
+    },
+  };
+}

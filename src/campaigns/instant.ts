@@ -1,0 +1,48 @@
+/**
+ * ISO-8601 date-time in extended format with a seconds fraction of any length and a mandatory
+ * zone (`Z` or an offset of `±HH`, `±HHMM` or `±HH:MM`). A space before the offset stands for `+`:
+ * an unencoded `+` in a query string arrives as a space, and nothing else can be meant there.
+ */
+const INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+\- ])(\d{2})(?::?(\d{2}))?)$/;
+
+/**
+ * Parses an ISO-8601 date-time to epoch milliseconds, or undefined when it is not one. Digits
+ * past the millisecond are dropped (rounded down): timestamps are stored to the millisecond, so
+ * "strictly after" such an instant and "strictly after its millisecond" select the same rows.
+ */
+export function parseInstant(text: string): number | undefined {
+  const match = INSTANT.exec(text);
+  if (!match) return undefined;
+  const [, year, month, day, hour, minute, second = '0', fraction = '', zulu, sign, offH, offM] =
+    match;
+  const y = Number(year);
+  const mo = Number(month);
+  const d = Number(day);
+  const h = Number(hour);
+  const mi = Number(minute);
+  const s = Number(second);
+  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59) {
+    return undefined;
+  }
+  let offsetMinutes = 0;
+  if (!zulu) {
+    const oh = Number(offH);
+    const om = Number(offM ?? '0');
+    if (oh > 23 || om > 59) return undefined;
+    offsetMinutes = (sign === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  const ms = Number(fraction.padEnd(3, '0').slice(0, 3));
+  const utc = Date.UTC(y, mo - 1, d, h, mi, s, ms);
+  // Date.UTC maps years 0-99 to 1900-1999; ISO years are literal.
+  const shifted = y < 100 ? new Date(utc).setUTCFullYear(y) : utc;
+  return shifted - offsetMinutes * 60_000;
+}
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+export function toIso(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,386 @@
+import { readFileSync } from 'node:fs';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { createAccount, setAccountActive } from '../accounts/accounts.service.ts';
+import { parseInstant } from '../campaigns/instant.ts';
+import { type Clock, systemClock } from '../clock.ts';
+import { type Config, loadConfig } from '../config.ts';
+import { openStore, type Store } from '../db/connect.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { runDemo } from '../demo/demo.ts';
+import { UsageError } from '../errors.ts';
+import { importDocument } from '../import/import.service.ts';
+import { parseImportDocument } from '../import/import-document.ts';
+import { issueKey, listKeys, replaceKeyScope, revokeKey, rotateKey } from '../keys/keys.service.ts';
+import { startServer, stopOnSignals } from '../main.ts';
+import { parseDuration } from './durations.ts';
+import { parseScopeOptions } from './scopes.ts';
+
+/** What a command prints: one JSON object with --json, else the text. */
+interface Output {
+  json: unknown;
+  text: string;
+}
+
+interface Context {
+  config: Config;
+  clock: Clock;
+  values: Record<string, string | boolean | Array<string | boolean> | undefined>;
+  positionals: string[];
+}
+
+interface Command {
+  usage: string;
+  options: NonNullable<ParseArgsConfig['options']>;
+  /** Commands that print and return; `serve` and `demo` run until stopped and return nothing. */
+  run(context: Context): Promise<Output | undefined>;
+}
+
+const serveOptions = {
+  host: { type: 'string' },
+  port: { type: 'string' },
+} as const;
+
+async function withStore<T>(config: Config, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = openStore(config.databaseUrl);
+  try {
+    await migrateToLatest(store);
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function required(context: Context, name: string): string {
+  const value = context.values[name];
+  if (typeof value !== 'string' || value.trim() === '')
+    throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function onePositional(context: Context, what: string): string {
+  const [value, ...rest] = context.positionals;
+  if (!value || rest.length > 0) throw new UsageError(`expected exactly one ${what}`);
+  return value;
+}
+
+function listOption(context: Context, name: string): string[] {
+  const value = context.values[name];
+  return Array.isArray(value)
+    ? value.filter((item): item is string => typeof item === 'string')
+    : [];
+}
+
+function serverConfig(context: Context): Config {
+  const env = { ...process.env };
+  if (typeof context.values.host === 'string') env.HOST = context.values.host;
+  if (typeof context.values.port === 'string') env.PORT = context.values.port;
+  return loadConfig(env);
+}
+
+function readImportSource(source: string): unknown {
+  let text: string;
+  try {
+    text = source === '-' ? readFileSync(0, 'utf8') : readFileSync(source, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${source}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(
+      `${source === '-' ? 'standard input' : source} is not valid JSON: ${(error as Error).message}`,
+    );
+  }
+}
+
+function expiryOption(context: Context): number | undefined {
+  const expiresIn = context.values['expires-in'];
+  const expiresAt = context.values['expires-at'];
+  if (typeof expiresIn === 'string' && typeof expiresAt === 'string') {
+    throw new UsageError('give --expires-in or --expires-at, not both');
+  }
+  if (typeof expiresIn === 'string')
+    return context.clock.now() + parseDuration(expiresIn, '--expires-in');
+  if (typeof expiresAt === 'string') {
+    const ms = parseInstant(expiresAt);
+    if (ms === undefined)
+      throw new UsageError(`--expires-at takes an ISO-8601 date-time, got '${expiresAt}'`);
+    return ms;
+  }
+  return undefined;
+}
+
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    usage: 'serve [--host 127.0.0.1] [--port 3000]',
+    options: serveOptions,
+    async run(context) {
+      const server = await startServer(serverConfig(context));
+      process.stdout.write(`Hadir listening on ${server.url}\n`);
+      stopOnSignals(server);
+      return undefined;
+    },
+  },
+
+  demo: {
+    usage: 'demo [--host 127.0.0.1] [--port 3000]',
+    options: serveOptions,
+    async run(context) {
+      await runDemo(serverConfig(context));
+      return undefined;
+    },
+  },
+
+  import: {
+    usage: 'import FILE|-',
+    options: {},
+    async run(context) {
+      const source = onePositional(context, 'FILE (or - for standard input)');
+      const document = parseImportDocument(readImportSource(source));
+      const counts = await withStore(context.config, (store) =>
+        importDocument(store, context.clock, document),
+      );
+      return {
+        json: counts,
+        text:
+          `imported ${counts.campaigns.upserted} campaigns (${counts.campaigns.deleted} deleted) and ` +
+          `${counts.respondents.upserted} respondents (${counts.respondents.deleted} deleted)`,
+      };
+    },
+  },
+
+  'accounts create': {
+    usage: 'accounts create --email E [--password P] [--must-change-password]',
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      'must-change-password': { type: 'boolean' },
+    },
+    async run(context) {
+      const password = context.values.password;
+      const account = await withStore(context.config, (store) =>
+        createAccount(store, context.clock, {
+          email: required(context, 'email'),
+          ...(typeof password === 'string' ? { password } : {}),
+          mustChangePassword: context.values['must-change-password'] === true,
+        }),
+      );
+      const lines = [`created account ${account.email} (${account.id})`];
+      if (account.generatedPassword) {
+        lines.push(
+          `password: ${account.generatedPassword}`,
+          'it is shown this once; store it safely',
+        );
+      }
+      return { json: account, text: lines.join('\n') };
+    },
+  },
+
+  'accounts deactivate': {
+    usage: 'accounts deactivate --email E',
+    options: { email: { type: 'string' } },
+    async run(context) {
+      const result = await withStore(context.config, (store) =>
+        setAccountActive(store, context.clock, required(context, 'email'), false),
+      );
+      return {
+        json: result,
+        text: `deactivated ${result.email}; its keys are refused from now on`,
+      };
+    },
+  },
+
+  'accounts reactivate': {
+    usage: 'accounts reactivate --email E',
+    options: { email: { type: 'string' } },
+    async run(context) {
+      const result = await withStore(context.config, (store) =>
+        setAccountActive(store, context.clock, required(context, 'email'), true),
+      );
+      return { json: result, text: `reactivated ${result.email}` };
+    },
+  },
+
+  'keys create': {
+    usage:
+      'keys create --account E --scope CAMPAIGN_ID=field1,field2 [--scope OTHER_ID=] [--expires-in 90d | --expires-at ISO] [--name N]',
+    options: {
+      account: { type: 'string' },
+      scope: { type: 'string', multiple: true },
+      'expires-in': { type: 'string' },
+      'expires-at': { type: 'string' },
+      name: { type: 'string' },
+    },
+    async run(context) {
+      const expiresAt = expiryOption(context);
+      const name = context.values.name;
+      const issued = await withStore(context.config, (store) =>
+        issueKey(store, context.clock, {
+          accountEmail: required(context, 'account'),
+          scopes: parseScopeOptions(listOption(context, 'scope')),
+          ...(typeof name === 'string' ? { name } : {}),
+          ...(expiresAt !== undefined ? { expiresAt } : {}),
+        }),
+      );
+      return {
+        json: issued,
+        text: [
+          `key ${issued.id}, expires ${issued.expiresAt}`,
+          issued.key,
+          'the key is shown this once: store it now',
+        ].join('\n'),
+      };
+    },
+  },
+
+  'keys scope': {
+    usage: 'keys scope KEY_ID --scope CAMPAIGN_ID=field1,field2 [--scope …]',
+    options: { scope: { type: 'string', multiple: true } },
+    async run(context) {
+      const keyId = onePositional(context, 'KEY_ID');
+      const result = await withStore(context.config, (store) =>
+        replaceKeyScope(
+          store,
+          context.clock,
+          keyId,
+          parseScopeOptions(listOption(context, 'scope')),
+        ),
+      );
+      const described = result.campaigns.map(
+        (scope) => `${scope.campaignId}=${scope.fields.join(',')}`,
+      );
+      return {
+        json: result,
+        text: `key ${keyId} now reads: ${described.join(' ') || 'no campaigns'}`,
+      };
+    },
+  },
+
+  'keys revoke': {
+    usage: 'keys revoke KEY_ID',
+    options: {},
+    async run(context) {
+      const keyId = onePositional(context, 'KEY_ID');
+      const result = await withStore(context.config, (store) =>
+        revokeKey(store, context.clock, keyId),
+      );
+      return { json: result, text: `revoked key ${keyId}` };
+    },
+  },
+
+  'keys rotate': {
+    usage: 'keys rotate KEY_ID [--overlap 24h]',
+    options: { overlap: { type: 'string' } },
+    async run(context) {
+      const keyId = onePositional(context, 'KEY_ID');
+      const overlap = context.values.overlap;
+      const overlapMs =
+        typeof overlap === 'string' ? parseDuration(overlap, '--overlap') : undefined;
+      const rotated = await withStore(context.config, (store) =>
+        rotateKey(store, context.clock, keyId, overlapMs),
+      );
+      return {
+        json: rotated,
+        text: [
+          `new key ${rotated.id}`,
+          rotated.key,
+          'the key is shown this once: store it now',
+          `the old key stays valid until ${rotated.previousKeyValidUntil}`,
+        ].join('\n'),
+      };
+    },
+  },
+
+  'keys list': {
+    usage: 'keys list [--account E]',
+    options: { account: { type: 'string' } },
+    async run(context) {
+      const account = context.values.account;
+      const keys = await withStore(context.config, (store) =>
+        listKeys(store, context.clock, typeof account === 'string' ? account : undefined),
+      );
+      const text = keys
+        .map(
+          (key) =>
+            `${key.id}  …${key.hint}  ${key.status.padEnd(7)}  ${key.account}  expires ${key.expiresAt}  ` +
+            (key.campaigns.map((scope) => `${scope.id}=${scope.fields.join(',')}`).join(' ') ||
+              '(no campaigns)'),
+        )
+        .join('\n');
+      return { json: { keys }, text: text || 'no keys' };
+    },
+  },
+};
+
+function helpText(): string {
+  return [
+    'usage: hadir <command> [options] [--json]',
+    '',
+    ...Object.values(COMMANDS).map((command) => `  hadir ${command.usage}`),
+    '',
+    'Every command reads DATABASE_URL (default sqlite:./data/hadir.sqlite) and migrates it when needed.',
+    'With --json a command prints one JSON object on standard output; errors go to standard error.',
+  ].join('\n');
+}
+
+/** Finds the command named by the first one or two words. */
+function findCommand(
+  argv: string[],
+): { name: string; command: Command; rest: string[] } | undefined {
+  const two = `${argv[0]} ${argv[1]}`;
+  if (COMMANDS[two]) return { name: two, command: COMMANDS[two], rest: argv.slice(2) };
+  const one = argv[0] ?? '';
+  if (COMMANDS[one]) return { name: one, command: COMMANDS[one], rest: argv.slice(1) };
+  return undefined;
+}
+
+/** Runs the CLI; returns the exit status (serve and demo keep the process alive and return 0). */
+export async function runCli(argv: string[], clock: Clock = systemClock): Promise<number> {
+  if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
+    process.stdout.write(`${helpText()}\n`);
+    return argv.length === 0 ? 2 : 0;
+  }
+  const found = findCommand(argv);
+  if (!found) {
+    process.stderr.write(
+      `hadir: unknown command '${argv.slice(0, 2).join(' ')}'\n\n${helpText()}\n`,
+    );
+    return 2;
+  }
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: found.rest,
+      options: { ...found.command.options, json: { type: 'boolean' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    process.stderr.write(
+      `hadir ${found.name}: ${(error as Error).message}\nusage: hadir ${found.command.usage}\n`,
+    );
+    return 2;
+  }
+  try {
+    const config = loadConfig();
+    const output = await found.command.run({
+      config,
+      clock,
+      values: parsed.values,
+      positionals: parsed.positionals,
+    });
+    if (output) {
+      process.stdout.write(
+        parsed.values.json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`,
+      );
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`hadir ${found.name}: ${error.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`hadir ${found.name}: unexpected error: ${(error as Error).message}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,12 @@
+import { UsageError } from '../errors.ts';
+
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** Reads `30s`, `5m`, `24h` or `90d` as milliseconds. */
+export function parseDuration(text: string, option: string): number {
+  const match = /^(\d+)([smhd])$/.exec(text.trim());
+  if (!match) {
+    throw new UsageError(`${option} takes a duration like 30s, 15m, 24h or 90d, got '${text}'`);
+  }
+  return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+}

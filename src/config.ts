@@ -1,0 +1,57 @@
+import { UsageError } from './errors.ts';
+
+/** Everything the process reads from its environment, validated once and then passed down. */
+export interface Config {
+  readonly databaseUrl: string;
+  readonly host: string;
+  readonly port: number;
+  /** Data-API budget per key (spec, Limits: 120 per minute). */
+  readonly rateLimitPerMinute: number;
+  /** Budget per client address for requests without a valid key. */
+  readonly anonymousRateLimitPerMinute: number;
+  readonly logLevel: string;
+  readonly production: boolean;
+}
+
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/hadir.sqlite';
+
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+/** The only reader of `process.env`; throws a `UsageError` naming the variable that is wrong. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = env.LOG_LEVEL ?? 'info';
+  if (!LOG_LEVELS.has(logLevel)) {
+    throw new UsageError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}`);
+  }
+  return Object.freeze({
+    databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
+    host: env.HOST || '127.0.0.1',
+    port: readInteger(env, 'PORT', 3000, 0, 65535),
+    rateLimitPerMinute: readInteger(env, 'RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000_000),
+    anonymousRateLimitPerMinute: readInteger(
+      env,
+      'ANONYMOUS_RATE_LIMIT_PER_MINUTE',
+      60,
+      1,
+      1_000_000_000,
+    ),
+    logLevel,
+    production: env.NODE_ENV === 'production',
+  });
+}
+
+function readInteger(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
+  }
+  return value;
+}

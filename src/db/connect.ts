@@ -1,0 +1,84 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { UsageError } from '../errors.ts';
+import type { Database } from './schema.ts';
+
+export type Engine = 'sqlite' | 'postgres';
+
+/** An open connection to one of the two engines, behind one Kysely interface. */
+export interface Store {
+  readonly engine: Engine;
+  readonly db: Kysely<Database>;
+  close(): Promise<void>;
+}
+
+export type StoreLocation =
+  | { engine: 'sqlite'; path: string }
+  | { engine: 'postgres'; connectionString: string };
+
+/** Reads `sqlite:PATH` (`sqlite::memory:` for a private in-memory store) or `postgres://…`. */
+export function parseDatabaseUrl(url: string): StoreLocation {
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (path === '')
+      throw new UsageError(
+        'DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/hadir.sqlite',
+      );
+    return { engine: 'sqlite', path };
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) return { engine: 'postgres', connectionString: url };
+  throw new UsageError(
+    `DATABASE_URL must start with sqlite: or postgres://, got '${url.split(':')[0]}:…'`,
+  );
+}
+
+const PG_INT8 = 20;
+const PG_JSON = 114;
+const PG_JSONB = 3802;
+
+/**
+ * BIGINT columns hold epoch milliseconds and counts, all far below 2^53, so they are read as
+ * numbers; JSON columns are left as text so both engines hand the same string to the service.
+ */
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === PG_INT8) return Number;
+    if (oid === PG_JSON || oid === PG_JSONB) return (value: string) => value;
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export interface OpenStoreOptions {
+  /** Called with errors of idle PostgreSQL connections (e.g. the server restarted). */
+  onIdleError?: (error: Error) => void;
+  poolSize?: number;
+}
+
+/** Opens the store named by a DATABASE_URL. The SQLite file's folder is created when missing. */
+export function openStore(url: string, options: OpenStoreOptions = {}): Store {
+  const location = parseDatabaseUrl(url);
+  if (location.engine === 'sqlite') {
+    if (location.path !== ':memory:') mkdirSync(dirname(location.path), { recursive: true });
+    const database = new SqliteDatabase(location.path);
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = NORMAL');
+    database.pragma('foreign_keys = ON');
+    database.pragma('busy_timeout = 5000');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    return { engine: 'sqlite', db, close: () => db.destroy() };
+  }
+  const pool = new pg.Pool({
+    connectionString: location.connectionString,
+    types: pgTypes,
+    max: options.poolSize ?? 10,
+    // Fail fast when the server is down, so callers answer 503 instead of hanging.
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30_000,
+  });
+  pool.on('error', (error) => options.onIdleError?.(error));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { engine: 'postgres', db, close: () => db.destroy() };
+}

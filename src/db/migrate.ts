@@ -1,0 +1,36 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import * as core from '../../migrations/0001-core.ts';
+import type { Engine, Store } from './connect.ts';
+
+interface EngineMigration {
+  up(db: Kysely<unknown>, engine: Engine): Promise<void>;
+}
+
+/** Every migration, in order. One source for both engines; each receives the engine it runs on. */
+const MIGRATIONS: Record<string, EngineMigration> = {
+  '0001-core': core,
+};
+
+function providerFor(engine: Engine): MigrationProvider {
+  return {
+    async getMigrations() {
+      const bound: Record<string, Migration> = {};
+      for (const [name, migration] of Object.entries(MIGRATIONS)) {
+        bound[name] = { up: (db) => migration.up(db, engine) };
+      }
+      return bound;
+    },
+  };
+}
+
+/** Brings the store's schema to the latest version; safe to call on every start. */
+export async function migrateToLatest(store: Store): Promise<void> {
+  const migrator = new Migrator({ db: store.db, provider: providerFor(store.engine) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName;
+    throw new Error(`database migration ${failed ?? ''} failed: ${String(error)}`, {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,128 @@
+import type { Generated, Insertable, Selectable } from 'kysely';
+
+/**
+ * Table types shared by both engines. Every instant is epoch milliseconds in a BIGINT column, so
+ * ordering, `since` comparisons and keyset positions are plain integer comparisons on either engine.
+ * `answers` is JSON text on SQLite and JSONB on PostgreSQL; both arrive here as a JSON string.
+ */
+export interface Database {
+  accounts: AccountsTable;
+  campaigns: CampaignsTable;
+  campaign_fields: CampaignFieldsTable;
+  respondents: RespondentsTable;
+  answer_counts: AnswerCountsTable;
+  api_keys: ApiKeysTable;
+  key_scopes: KeyScopesTable;
+  audit_log: AuditLogTable;
+}
+
+export interface AccountsTable {
+  id: string;
+  email: string;
+  password_hash: string | null;
+  must_change_password: number;
+  deactivated_at: number | null;
+  created_at: number;
+}
+
+export interface CampaignsTable {
+  id: string;
+  slug: string;
+  title: string;
+  event_date: number | null;
+  location: string | null;
+  deleted_at: number | null;
+  /** Maintained by triggers on `respondents`; never written by the service. */
+  response_count: Generated<number>;
+  attending_count: Generated<number>;
+  not_attending_count: Generated<number>;
+  maybe_count: Generated<number>;
+  /** Bumped by triggers on every write that changes what the campaign serves. */
+  version: Generated<number>;
+  updated_at: number;
+}
+
+export const FIELD_TYPES = [
+  'TEXT',
+  'TEXTAREA',
+  'EMAIL',
+  'PHONE',
+  'NUMBER',
+  'DATE',
+  'RADIO',
+  'SELECT',
+  'CHECKBOX',
+] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export interface CampaignFieldsTable {
+  campaign_id: string;
+  key: string;
+  label: string;
+  type: FieldType;
+  position: number;
+}
+
+export const ATTENDANCE_STATUSES = ['YES', 'NO', 'MAYBE'] as const;
+export type AttendanceStatus = (typeof ATTENDANCE_STATUSES)[number];
+
+export interface RespondentsTable {
+  id: string;
+  campaign_id: string;
+  submitted_at: number;
+  attendance_status: AttendanceStatus;
+  answers: string;
+  /** Secret columns: kept for the platform, never selected by the data API. */
+  ip_address: string | null;
+  token: string | null;
+  guest_token: string | null;
+}
+
+/** Per (campaign, single-choice field, value) answer counts, maintained by triggers. */
+export interface AnswerCountsTable {
+  campaign_id: string;
+  field_key: string;
+  value: string;
+  count: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  /** Hex SHA-256 of the full key text; the plaintext is never stored. */
+  key_hash: string;
+  /** Last four characters of the key, to tell keys apart in listings. */
+  hint: string;
+  /** The id of the first key of a rotation chain; old and new keys share one rate-limit budget. */
+  lineage_id: string;
+  rotated_from_id: string | null;
+  replaced_by_id: string | null;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+  last_used_at: number | null;
+  /** Bumped whenever the key's scope is replaced, so compiled projections can be reused safely. */
+  scope_version: number;
+}
+
+export interface KeyScopesTable {
+  key_id: string;
+  campaign_id: string;
+  /** JSON array of allow-listed field keys. */
+  fields: string;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: number;
+  actor: string;
+  action: string;
+  target: string | null;
+  details: string;
+}
+
+export type AccountRow = Selectable<AccountsTable>;
+export type CampaignRow = Selectable<CampaignsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type NewRespondentRow = Insertable<RespondentsTable>;

@@ -1,0 +1,47 @@
+/** PostgreSQL SQLSTATE classes that mean "the server is not there right now", not a bad query. */
+const PG_UNAVAILABLE_STATES = new Set([
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
+
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+]);
+
+const SQLITE_UNAVAILABLE_CODES = new Set([
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_CANTOPEN',
+  'SQLITE_IOERR',
+]);
+
+const UNAVAILABLE_MESSAGES = [
+  'timeout exceeded when trying to connect',
+  'Connection terminated',
+  'Client has encountered a connection error',
+  'terminating connection',
+];
+
+/** True when an error means the store cannot be reached, so the request may succeed later. */
+export function isStoreUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (PG_UNAVAILABLE_STATES.has(code) || NETWORK_CODES.has(code)) return true;
+    if ([...SQLITE_UNAVAILABLE_CODES].some((prefix) => code.startsWith(prefix))) return true;
+  }
+  if (UNAVAILABLE_MESSAGES.some((text) => error.message.includes(text))) return true;
+  return error.cause !== undefined && isStoreUnavailable(error.cause);
+}

@@ -1,0 +1,74 @@
+/**
+ * The closed set of error codes the service answers with. Each maps to exactly one HTTP status,
+ * so a handler only ever names the code.
+ */
+export type ErrorCode =
+  | 'invalid_parameter'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'internal_error'
+  | 'service_unavailable';
+
+export function statusOf(code: ErrorCode): number {
+  switch (code) {
+    case 'invalid_parameter':
+      return 400;
+    case 'unauthorized':
+      return 401;
+    case 'forbidden':
+      return 403;
+    case 'not_found':
+      return 404;
+    case 'method_not_allowed':
+      return 405;
+    case 'payload_too_large':
+      return 413;
+    case 'unsupported_media_type':
+      return 415;
+    case 'rate_limited':
+      return 429;
+    case 'internal_error':
+      return 500;
+    case 'service_unavailable':
+      return 503;
+  }
+}
+
+/** An error meant for the caller: its message is shown as is, so it must never carry a secret. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.headers = headers;
+  }
+
+  get status(): number {
+    return statusOf(this.code);
+  }
+}
+
+/** The envelope every error body uses (spec, Error envelope). */
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string };
+}
+
+export function errorBody(code: ErrorCode, message: string): ErrorBody {
+  return { error: { code, message } };
+}
+
+/** An operator's mistake on the command line or in an import file; the CLI prints its message. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}

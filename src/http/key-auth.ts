@@ -1,0 +1,47 @@
+import type { FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/schema.ts';
+import { ApiError } from '../errors.ts';
+import { bearerToken } from '../keys/key-format.ts';
+import { type AuthenticatedKey, type KeyVerification, verifyKey } from '../keys/keys.service.ts';
+
+/**
+ * Reads the presented key and records the verdict on the request without rejecting yet: the rate
+ * limit runs next and must count failed attempts per client address.
+ */
+export function authenticateKey(db: Kysely<Database>, clock: Clock) {
+  return async function authenticateKeyHook(request: FastifyRequest): Promise<void> {
+    request.keyVerification = await verifyKey(
+      db,
+      bearerToken(request.headers.authorization),
+      clock.now(),
+    );
+  };
+}
+
+function rejection(verification: Exclude<KeyVerification, { kind: 'valid' }>): string {
+  switch (verification.kind) {
+    case 'missing':
+      return 'an API key is required: send Authorization: Bearer <key>';
+    case 'malformed':
+      return 'the API key is malformed: expected hadir_sk_ followed by 64 lowercase hex characters';
+    case 'unknown':
+      return 'the API key is not known';
+    case 'revoked':
+      return 'the API key has been revoked';
+    case 'expired':
+      return 'the API key has expired';
+    case 'account_deactivated':
+      return "the API key's account is deactivated";
+  }
+}
+
+/** The key of an authenticated request; 401 `unauthorized` for any other verdict (spec, Authentication 5). */
+export function requireKey(request: FastifyRequest): AuthenticatedKey {
+  const verification = request.keyVerification ?? { kind: 'missing' };
+  if (verification.kind === 'valid') return verification.key;
+  throw new ApiError('unauthorized', rejection(verification), {
+    'www-authenticate': 'Bearer realm="hadir"',
+  });
+}

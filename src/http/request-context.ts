@@ -1,0 +1,16 @@
+import type { KeyVerification } from '../keys/keys.service.ts';
+
+/** What the access log records of a data request: identifiers and counts, never a value. */
+export interface AccessRecord {
+  campaignId?: string;
+  fieldKeys?: string[];
+  rows?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by key authentication on every data route, before the rate limit runs. */
+    keyVerification?: KeyVerification;
+    accessRecord?: AccessRecord;
+  }
+}

@@ -1,0 +1,307 @@
+import { normalizeAnswer } from '../campaigns/field-projection.ts';
+import { parseInstant } from '../campaigns/instant.ts';
+import {
+  ATTENDANCE_STATUSES,
+  type AttendanceStatus,
+  FIELD_TYPES,
+  type FieldType,
+} from '../db/schema.ts';
+import { UsageError } from '../errors.ts';
+
+export interface CampaignField {
+  key: string;
+  label: string;
+  type: FieldType;
+}
+
+export type CampaignEntry =
+  | {
+      kind: 'upsert';
+      id: string;
+      slug: string;
+      title: string;
+      eventDate: number | null;
+      location: string | null;
+      /** Undefined keeps the campaign's fields as they are; a list replaces them. */
+      fields?: CampaignField[];
+    }
+  | { kind: 'delete'; id: string };
+
+export type RespondentEntry =
+  | {
+      kind: 'upsert';
+      id: string;
+      campaignId: string;
+      submittedAt: number;
+      attendanceStatus: AttendanceStatus;
+      /** Answers as served: blanks dropped, numbers and booleans as strings (JSON text). */
+      answers: string;
+      ipAddress: string | null;
+      token: string | null;
+      guestToken: string | null;
+    }
+  | { kind: 'delete'; id: string };
+
+/** A document that passed every check that needs no database. */
+export interface ImportDocument {
+  campaigns: CampaignEntry[];
+  respondents: RespondentEntry[];
+}
+
+const MAX_REPORTED_PROBLEMS = 20;
+
+class Problems {
+  readonly list: string[] = [];
+  add(where: string, what: string): void {
+    this.list.push(`${where}: ${what}`);
+  }
+  throwIfAny(): void {
+    if (this.list.length === 0) return;
+    const shown = this.list.slice(0, MAX_REPORTED_PROBLEMS);
+    const more = this.list.length - shown.length;
+    throw new UsageError(
+      `import rejected, nothing was written:\n  ${shown.join('\n  ')}${more > 0 ? `\n  … and ${more} more` : ''}`,
+    );
+  }
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function label(kind: string, index: number, record: unknown): string {
+  const id = isObject(record) && typeof record.id === 'string' ? ` (id ${record.id})` : '';
+  return `${kind}[${index}]${id}`;
+}
+
+function checkKeys(problems: Problems, where: string, record: Json, allowed: readonly string[]) {
+  for (const key of Object.keys(record)) {
+    if (!allowed.includes(key)) problems.add(where, `unknown property '${key}'`);
+  }
+}
+
+function requireString(problems: Problems, where: string, record: Json, key: string): string {
+  const value = record[key];
+  if (typeof value === 'string' && value.trim() !== '') return value;
+  problems.add(where, `'${key}' must be a non-empty string`);
+  return '';
+}
+
+function optionalString(
+  problems: Problems,
+  where: string,
+  record: Json,
+  key: string,
+): string | null {
+  const value = record[key];
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string') return value;
+  problems.add(where, `'${key}' must be a string or null`);
+  return null;
+}
+
+function instant(problems: Problems, where: string, value: unknown, key: string): number | null {
+  if (typeof value === 'string') {
+    const ms = parseInstant(value);
+    if (ms !== undefined) return ms;
+  }
+  problems.add(
+    where,
+    `'${key}' must be an ISO-8601 date-time with Z or an offset, got ${JSON.stringify(value)}`,
+  );
+  return null;
+}
+
+function isDeletion(problems: Problems, where: string, record: Json): boolean {
+  if (record.deleted === undefined || record.deleted === false) return false;
+  if (record.deleted === true) return true;
+  problems.add(where, `'deleted' must be true or false`);
+  return false;
+}
+
+function parseFields(
+  problems: Problems,
+  where: string,
+  value: unknown,
+): CampaignField[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) {
+    problems.add(where, `'fields' must be an array`);
+    return undefined;
+  }
+  const seen = new Set<string>();
+  const fields: CampaignField[] = [];
+  value.forEach((field, index) => {
+    const at = `${where} fields[${index}]`;
+    if (!isObject(field)) {
+      problems.add(at, 'must be an object');
+      return;
+    }
+    checkKeys(problems, at, field, ['key', 'label', 'type']);
+    const key = requireString(problems, at, field, 'key');
+    const type = field.type;
+    if (!FIELD_TYPES.includes(type as FieldType)) {
+      problems.add(
+        at,
+        `'type' must be one of ${FIELD_TYPES.join(', ')}, got ${JSON.stringify(type)}`,
+      );
+    }
+    if (seen.has(key)) problems.add(at, `field key '${key}' appears twice`);
+    seen.add(key);
+    const fieldLabel = typeof field.label === 'string' ? field.label : key;
+    fields.push({ key, label: fieldLabel, type: type as FieldType });
+  });
+  return fields;
+}
+
+function parseCampaign(
+  problems: Problems,
+  record: unknown,
+  index: number,
+): CampaignEntry | undefined {
+  const where = label('campaigns', index, record);
+  if (!isObject(record)) return void problems.add(where, 'must be an object');
+  const id = requireString(problems, where, record, 'id');
+  if (isDeletion(problems, where, record)) return { kind: 'delete', id };
+  checkKeys(problems, where, record, [
+    'id',
+    'slug',
+    'title',
+    'eventDate',
+    'location',
+    'fields',
+    'deleted',
+  ]);
+  const slug = requireString(problems, where, record, 'slug');
+  const title = requireString(problems, where, record, 'title');
+  const eventDate =
+    record.eventDate === undefined || record.eventDate === null
+      ? null
+      : instant(problems, where, record.eventDate, 'eventDate');
+  const location = optionalString(problems, where, record, 'location');
+  const fields = parseFields(problems, where, record.fields);
+  return { kind: 'upsert', id, slug, title, eventDate, location, ...(fields ? { fields } : {}) };
+}
+
+function parseAnswers(problems: Problems, where: string, value: unknown): string {
+  if (value === undefined || value === null) return '{}';
+  if (!isObject(value)) {
+    problems.add(where, `'answers' must be an object of field key to value`);
+    return '{}';
+  }
+  const served: Array<[string, string | string[]]> = [];
+  for (const [key, answer] of Object.entries(value)) {
+    const scalar = (item: unknown) =>
+      item === null || ['string', 'number', 'boolean'].includes(typeof item);
+    const valid = scalar(answer) || (Array.isArray(answer) && answer.every(scalar));
+    if (!valid) {
+      problems.add(
+        where,
+        `answer '${key}' must be a string, number, boolean, null or an array of those`,
+      );
+      continue;
+    }
+    const normalized = normalizeAnswer(answer);
+    if (normalized !== undefined) served.push([key, normalized]);
+  }
+  // fromEntries defines own properties, so even a key named __proto__ stays plain data.
+  return JSON.stringify(Object.fromEntries(served));
+}
+
+function parseRespondent(
+  problems: Problems,
+  record: unknown,
+  index: number,
+): RespondentEntry | undefined {
+  const where = label('respondents', index, record);
+  if (!isObject(record)) return void problems.add(where, 'must be an object');
+  const id = requireString(problems, where, record, 'id');
+  if (isDeletion(problems, where, record)) return { kind: 'delete', id };
+  checkKeys(problems, where, record, [
+    'id',
+    'campaignId',
+    'submittedAt',
+    'attendanceStatus',
+    'answers',
+    'ipAddress',
+    'token',
+    'guestToken',
+    'deleted',
+  ]);
+  const campaignId = requireString(problems, where, record, 'campaignId');
+  const submittedAt = instant(problems, where, record.submittedAt, 'submittedAt') ?? 0;
+  const status = record.attendanceStatus;
+  if (!ATTENDANCE_STATUSES.includes(status as AttendanceStatus)) {
+    problems.add(
+      where,
+      `'attendanceStatus' must be one of ${ATTENDANCE_STATUSES.join(', ')}, got ${JSON.stringify(status)}`,
+    );
+  }
+  return {
+    kind: 'upsert',
+    id,
+    campaignId,
+    submittedAt,
+    attendanceStatus: status as AttendanceStatus,
+    answers: parseAnswers(problems, where, record.answers),
+    ipAddress: optionalString(problems, where, record, 'ipAddress'),
+    token: optionalString(problems, where, record, 'token'),
+    guestToken: optionalString(problems, where, record, 'guestToken'),
+  };
+}
+
+function parseList<T extends { id: string }>(
+  problems: Problems,
+  document: Json,
+  key: string,
+  parse: (problems: Problems, record: unknown, index: number) => T | undefined,
+): T[] {
+  const value = document[key];
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    problems.add(key, 'must be an array');
+    return [];
+  }
+  const entries: T[] = [];
+  const ids = new Map<string, number>();
+  value.forEach((record, index) => {
+    const entry = parse(problems, record, index);
+    if (!entry) return;
+    entries.push(entry);
+    const id = entry.id;
+    const first = ids.get(id);
+    if (first !== undefined && id !== '') {
+      problems.add(label(key, index, record), `id also used by ${key}[${first}]`);
+    }
+    ids.set(id, index);
+  });
+  return entries;
+}
+
+/**
+ * Checks a whole import document and returns it in stored form, or throws a `UsageError` that
+ * names every bad record (by position and id), up to twenty of them.
+ */
+export function parseImportDocument(raw: unknown): ImportDocument {
+  const problems = new Problems();
+  if (!isObject(raw)) {
+    problems.add('document', 'must be a JSON object with "campaigns" and "respondents" arrays');
+    problems.throwIfAny();
+  }
+  const document = raw as Json;
+  checkKeys(problems, 'document', document, ['campaigns', 'respondents']);
+  const campaigns = parseList(problems, document, 'campaigns', parseCampaign);
+  const respondents = parseList(problems, document, 'respondents', parseRespondent);
+  problems.throwIfAny();
+  return { campaigns, respondents };
+}
+
+/** Throws the same kind of report for problems found against the database. */
+export function rejectImport(problems: string[]): never {
+  const collected = new Problems();
+  for (const problem of problems) collected.list.push(problem);
+  collected.throwIfAny();
+  throw new UsageError('import rejected');
+}

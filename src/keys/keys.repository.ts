@@ -1,0 +1,142 @@
+import type { Kysely } from 'kysely';
+import type { ApiKeyRow, Database } from '../db/schema.ts';
+
+/** One campaign a key may read, and the field keys it may see there (the allow-list). */
+export interface KeyScope {
+  campaignId: string;
+  fields: string[];
+}
+
+/** What authentication needs of a key, read fresh on every request. */
+export interface KeyAuthRow {
+  id: string;
+  accountId: string;
+  lineageId: string;
+  expiresAt: number;
+  revokedAt: number | null;
+  scopeVersion: number;
+  accountDeactivatedAt: number | null;
+}
+
+export async function findKeyByHash(
+  db: Kysely<Database>,
+  keyHash: string,
+): Promise<KeyAuthRow | undefined> {
+  return db
+    .selectFrom('api_keys as k')
+    .innerJoin('accounts as a', 'a.id', 'k.account_id')
+    .where('k.key_hash', '=', keyHash)
+    .select([
+      'k.id as id',
+      'k.account_id as accountId',
+      'k.lineage_id as lineageId',
+      'k.expires_at as expiresAt',
+      'k.revoked_at as revokedAt',
+      'k.scope_version as scopeVersion',
+      'a.deactivated_at as accountDeactivatedAt',
+    ])
+    .executeTakeFirst();
+}
+
+export async function findKeyById(
+  db: Kysely<Database>,
+  id: string,
+): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listKeyRows(
+  db: Kysely<Database>,
+  accountId?: string,
+): Promise<Array<ApiKeyRow & { email: string }>> {
+  let query = db
+    .selectFrom('api_keys as k')
+    .innerJoin('accounts as a', 'a.id', 'k.account_id')
+    .selectAll('k')
+    .select('a.email as email')
+    .orderBy('k.created_at')
+    .orderBy('k.id');
+  if (accountId) query = query.where('k.account_id', '=', accountId);
+  return query.execute();
+}
+
+export async function findScopes(db: Kysely<Database>, keyId: string): Promise<KeyScope[]> {
+  const rows = await db
+    .selectFrom('key_scopes')
+    .select(['campaign_id', 'fields'])
+    .where('key_id', '=', keyId)
+    .orderBy('campaign_id')
+    .execute();
+  return rows.map((row) => ({ campaignId: row.campaign_id, fields: JSON.parse(row.fields) }));
+}
+
+export async function findScopesOfKeys(
+  db: Kysely<Database>,
+  keyIds: string[],
+): Promise<Map<string, KeyScope[]>> {
+  const scopes = new Map<string, KeyScope[]>(keyIds.map((id) => [id, []]));
+  if (keyIds.length === 0) return scopes;
+  const rows = await db
+    .selectFrom('key_scopes')
+    .select(['key_id', 'campaign_id', 'fields'])
+    .where('key_id', 'in', keyIds)
+    .orderBy('campaign_id')
+    .execute();
+  for (const row of rows) {
+    scopes.get(row.key_id)?.push({ campaignId: row.campaign_id, fields: JSON.parse(row.fields) });
+  }
+  return scopes;
+}
+
+export async function insertKey(db: Kysely<Database>, row: ApiKeyRow): Promise<void> {
+  await db.insertInto('api_keys').values(row).execute();
+}
+
+/** Replaces the key's scope rows and bumps its scope version, in the caller's transaction. */
+export async function writeScopes(
+  db: Kysely<Database>,
+  keyId: string,
+  scopes: KeyScope[],
+): Promise<void> {
+  await db.deleteFrom('key_scopes').where('key_id', '=', keyId).execute();
+  if (scopes.length > 0) {
+    await db
+      .insertInto('key_scopes')
+      .values(
+        scopes.map((scope) => ({
+          key_id: keyId,
+          campaign_id: scope.campaignId,
+          fields: JSON.stringify(scope.fields),
+        })),
+      )
+      .execute();
+  }
+  await db
+    .updateTable('api_keys')
+    .set((eb) => ({ scope_version: eb('scope_version', '+', 1) }))
+    .where('id', '=', keyId)
+    .execute();
+}
+
+export async function setRevokedAt(db: Kysely<Database>, keyId: string, at: number): Promise<void> {
+  await db.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', keyId).execute();
+}
+
+/**
+ * Links a rotated key to its successor and shortens its life to the overlap; guarded so that two
+ * rotations of one key cannot both succeed. Returns false when the key was already replaced.
+ */
+export async function markReplaced(
+  db: Kysely<Database>,
+  keyId: string,
+  successorId: string,
+  validUntil: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ replaced_by_id: successorId, expires_at: validUntil })
+    .where('id', '=', keyId)
+    .where('replaced_by_id', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}

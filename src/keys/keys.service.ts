@@ -1,0 +1,311 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { getAccountByEmail } from '../accounts/accounts.service.ts';
+import { recordAudit } from '../audit/audit.repository.ts';
+import type { Clock } from '../clock.ts';
+import type { Store } from '../db/connect.ts';
+import type { ApiKeyRow, Database } from '../db/schema.ts';
+import { UsageError } from '../errors.ts';
+import { generateKeyText, hashKey, isWellFormedKey, keyHint } from './key-format.ts';
+import {
+  findKeyByHash,
+  findKeyById,
+  findScopesOfKeys,
+  insertKey,
+  type KeyScope,
+  listKeyRows,
+  markReplaced,
+  setRevokedAt,
+  writeScopes,
+} from './keys.repository.ts';
+
+export const DAY_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_KEY_LIFETIME_MS = 90 * DAY_MS;
+export const DEFAULT_ROTATION_OVERLAP_MS = DAY_MS;
+export const MAX_ROTATION_OVERLAP_MS = 7 * DAY_MS;
+
+/** A key that passed every check of spec, Authentication rule 5. */
+export interface AuthenticatedKey {
+  id: string;
+  accountId: string;
+  /** Shared by every key of one rotation chain: the unit of the rate limit. */
+  lineageId: string;
+  scopeVersion: number;
+}
+
+export type KeyVerification =
+  | { kind: 'valid'; key: AuthenticatedKey }
+  | { kind: 'missing' }
+  | { kind: 'malformed' }
+  | { kind: 'unknown' }
+  | { kind: 'revoked' }
+  | { kind: 'expired' }
+  | { kind: 'account_deactivated' };
+
+/**
+ * Checks a presented key against the store. Nothing is cached: a revocation, rotation, expiry or
+ * deactivation decides the very next request.
+ */
+export async function verifyKey(
+  db: Kysely<Database>,
+  text: string | undefined,
+  now: number,
+): Promise<KeyVerification> {
+  if (text === undefined) return { kind: 'missing' };
+  if (!isWellFormedKey(text)) return { kind: 'malformed' };
+  const row = await findKeyByHash(db, hashKey(text));
+  if (!row) return { kind: 'unknown' };
+  if (row.revokedAt !== null && row.revokedAt <= now) return { kind: 'revoked' };
+  if (row.expiresAt <= now) return { kind: 'expired' };
+  if (row.accountDeactivatedAt !== null) return { kind: 'account_deactivated' };
+  return {
+    kind: 'valid',
+    key: {
+      id: row.id,
+      accountId: row.accountId,
+      lineageId: row.lineageId,
+      scopeVersion: row.scopeVersion,
+    },
+  };
+}
+
+export type KeyStatus = 'active' | 'revoked' | 'expired';
+
+export function keyStatus(
+  row: Pick<ApiKeyRow, 'revoked_at' | 'expires_at'>,
+  now: number,
+): KeyStatus {
+  if (row.revoked_at !== null && row.revoked_at <= now) return 'revoked';
+  if (row.expires_at <= now) return 'expired';
+  return 'active';
+}
+
+/** Checks that every campaign of a scope exists and is not deleted; trims and dedupes field keys. */
+async function validateScopes(db: Kysely<Database>, scopes: KeyScope[]): Promise<KeyScope[]> {
+  const ids = scopes.map((scope) => scope.campaignId);
+  const duplicate = ids.find((id, index) => ids.indexOf(id) !== index);
+  if (duplicate) throw new UsageError(`campaign ${duplicate} is named in more than one --scope`);
+  if (ids.length === 0) return [];
+  const found = await db
+    .selectFrom('campaigns')
+    .select('id')
+    .where('id', 'in', ids)
+    .where('deleted_at', 'is', null)
+    .execute();
+  const existing = new Set(found.map((row) => row.id));
+  const missing = ids.find((id) => !existing.has(id));
+  if (missing) throw new UsageError(`campaign ${missing} does not exist`);
+  return scopes.map((scope) => ({
+    campaignId: scope.campaignId,
+    fields: [...new Set(scope.fields.map((field) => field.trim()).filter((field) => field !== ''))],
+  }));
+}
+
+export interface IssuedKey {
+  id: string;
+  /** The plaintext key: returned this once, never stored. */
+  key: string;
+  expiresAt: string;
+}
+
+export async function issueKey(
+  store: Store,
+  clock: Clock,
+  input: { accountEmail: string; name?: string; scopes: KeyScope[]; expiresAt?: number },
+): Promise<IssuedKey> {
+  const now = clock.now();
+  const account = await getAccountByEmail(store, input.accountEmail);
+  if (account.deactivated_at !== null) {
+    throw new UsageError(`account ${account.email} is deactivated; reactivate it first`);
+  }
+  const expiresAt = input.expiresAt ?? now + DEFAULT_KEY_LIFETIME_MS;
+  if (expiresAt <= now) throw new UsageError('the expiry must be in the future');
+  const text = generateKeyText();
+  const id = randomUUID();
+  await store.db.transaction().execute(async (trx) => {
+    const scopes = await validateScopes(trx, input.scopes);
+    await insertKey(trx, {
+      id,
+      account_id: account.id,
+      name: input.name ?? `key for ${account.email}`,
+      key_hash: hashKey(text),
+      hint: keyHint(text),
+      lineage_id: id,
+      rotated_from_id: null,
+      replaced_by_id: null,
+      created_at: now,
+      expires_at: expiresAt,
+      revoked_at: null,
+      last_used_at: null,
+      scope_version: 1,
+    });
+    await writeScopes(trx, id, scopes);
+    await recordAudit(
+      trx,
+      {
+        actor: 'operator',
+        action: 'key.create',
+        target: id,
+        details: { account: account.id, scopes },
+      },
+      now,
+    );
+  });
+  return { id, key: text, expiresAt: new Date(expiresAt).toISOString() };
+}
+
+async function getKey(db: Kysely<Database>, keyId: string): Promise<ApiKeyRow> {
+  const key = await findKeyById(db, keyId);
+  if (!key) throw new UsageError(`no key with id ${keyId}`);
+  return key;
+}
+
+export async function replaceKeyScope(
+  store: Store,
+  clock: Clock,
+  keyId: string,
+  scopes: KeyScope[],
+): Promise<{ id: string; campaigns: KeyScope[] }> {
+  return store.db.transaction().execute(async (trx) => {
+    await getKey(trx, keyId);
+    const validated = await validateScopes(trx, scopes);
+    await writeScopes(trx, keyId, validated);
+    await recordAudit(
+      trx,
+      { actor: 'operator', action: 'key.scope', target: keyId, details: { scopes: validated } },
+      clock.now(),
+    );
+    return { id: keyId, campaigns: validated };
+  });
+}
+
+export async function revokeKey(
+  store: Store,
+  clock: Clock,
+  keyId: string,
+): Promise<{ id: string; revokedAt: string }> {
+  const now = clock.now();
+  return store.db.transaction().execute(async (trx) => {
+    const key = await getKey(trx, keyId);
+    const revokedAt = key.revoked_at !== null && key.revoked_at <= now ? key.revoked_at : now;
+    await setRevokedAt(trx, keyId, revokedAt);
+    await recordAudit(trx, { actor: 'operator', action: 'key.revoke', target: keyId }, now);
+    return { id: keyId, revokedAt: new Date(revokedAt).toISOString() };
+  });
+}
+
+export interface RotatedKey {
+  id: string;
+  key: string;
+  previousKeyValidUntil: string;
+}
+
+/**
+ * The end of a rotated key's life: the overlap from now, never later than its own expiry
+ * (a rotation must not extend a key). An overlap of 0 ends it at once.
+ */
+export function overlapEnd(now: number, overlapMs: number, ownExpiresAt: number): number {
+  return Math.min(now + overlapMs, ownExpiresAt);
+}
+
+/**
+ * Issues a successor with the same account, scope and allow-lists; the old key stays valid for the
+ * overlap. The successor gets the same lifetime the old key was issued with, counted from now.
+ */
+export async function rotateKey(
+  store: Store,
+  clock: Clock,
+  keyId: string,
+  overlapMs: number = DEFAULT_ROTATION_OVERLAP_MS,
+  actor = 'operator',
+): Promise<RotatedKey> {
+  if (!Number.isInteger(overlapMs) || overlapMs < 0 || overlapMs > MAX_ROTATION_OVERLAP_MS) {
+    throw new UsageError('the overlap must be from 0 to 7 days');
+  }
+  const now = clock.now();
+  const text = generateKeyText();
+  const id = randomUUID();
+  return store.db.transaction().execute(async (trx) => {
+    const old = await getKey(trx, keyId);
+    const status = keyStatus(old, now);
+    if (status !== 'active')
+      throw new UsageError(`key ${keyId} is ${status} and cannot be rotated`);
+    if (old.replaced_by_id !== null) {
+      throw new UsageError(
+        `key ${keyId} was already rotated; rotate its successor ${old.replaced_by_id}`,
+      );
+    }
+    const lifetime = old.expires_at - old.created_at;
+    await insertKey(trx, {
+      ...old,
+      id,
+      key_hash: hashKey(text),
+      hint: keyHint(text),
+      rotated_from_id: old.id,
+      replaced_by_id: null,
+      created_at: now,
+      expires_at: now + lifetime,
+      revoked_at: null,
+      last_used_at: null,
+      scope_version: 1,
+    });
+    const scopes = (await findScopesOfKeys(trx, [old.id])).get(old.id) ?? [];
+    await writeScopes(trx, id, scopes);
+    const validUntil = overlapEnd(now, overlapMs, old.expires_at);
+    if (!(await markReplaced(trx, old.id, id, validUntil))) {
+      throw new UsageError(`key ${keyId} was already rotated`);
+    }
+    await recordAudit(
+      trx,
+      { actor, action: 'key.rotate', target: old.id, details: { successor: id, validUntil } },
+      now,
+    );
+    return { id, key: text, previousKeyValidUntil: new Date(validUntil).toISOString() };
+  });
+}
+
+export interface KeyListing {
+  id: string;
+  name: string;
+  account: string;
+  hint: string;
+  status: KeyStatus;
+  createdAt: string;
+  expiresAt: string;
+  lastUsedAt: string | null;
+  rotatedFromId: string | null;
+  replacedById: string | null;
+  campaigns: Array<{ id: string; fields: string[] }>;
+}
+
+/** Every key (or one account's), with its scope; never a secret. */
+export async function listKeys(
+  store: Store,
+  clock: Clock,
+  accountEmail?: string,
+): Promise<KeyListing[]> {
+  const accountId = accountEmail ? (await getAccountByEmail(store, accountEmail)).id : undefined;
+  const rows = await listKeyRows(store.db, accountId);
+  const scopes = await findScopesOfKeys(
+    store.db,
+    rows.map((row) => row.id),
+  );
+  const now = clock.now();
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    account: row.email,
+    hint: row.hint,
+    status: keyStatus(row, now),
+    createdAt: new Date(row.created_at).toISOString(),
+    expiresAt: new Date(row.expires_at).toISOString(),
+    lastUsedAt: iso(row.last_used_at),
+    rotatedFromId: row.rotated_from_id,
+    replacedById: row.replaced_by_id,
+    campaigns: (scopes.get(row.id) ?? []).map((scope) => ({
+      id: scope.campaignId,
+      fields: scope.fields,
+    })),
+  }));
+}

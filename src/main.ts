@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.ts';
+import { systemClock } from './clock.ts';
+import type { Config } from './config.ts';
+import { openStore, type Store } from './db/connect.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { createLogger } from './logger.ts';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  store: Store;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The process: open the store, migrate, build the app, listen. The caller decides what to print
+ * and when to stop; `stopOnSignals` wires SIGTERM and SIGINT to a clean close.
+ */
+export async function startServer(config: Config): Promise<RunningServer> {
+  const logger = createLogger(config.logLevel);
+  const store = openStore(config.databaseUrl, {
+    onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
+  });
+  await migrateToLatest(store);
+  const app = await buildApp({ store, clock: systemClock, config, logger });
+  const address = await app.listen({ host: config.host, port: config.port });
+  const url = address.replace('[::1]', 'localhost');
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    store,
+    url,
+    close() {
+      closing ??= (async () => {
+        await app.close();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Closes the server on SIGTERM or SIGINT, then lets the process end with status 0. */
+export function stopOnSignals(server: RunningServer, onStop?: () => void): void {
+  const stop = () => {
+    onStop?.();
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}

@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { type Engine, openStore, type Store } from '../../src/db/connect.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+
+export const ENGINES: readonly Engine[] = ['sqlite', 'postgres'];
+
+/** A fresh, migrated database on the engine: a temporary SQLite file, or a copy of the template. */
+export async function createTestDatabaseUrl(engine: Engine): Promise<string> {
+  if (engine === 'sqlite') {
+    return `sqlite:${join(mkdtempSync(join(tmpdir(), 'hadir-test-')), 'hadir.sqlite')}`;
+  }
+  const server = inject('postgresServer');
+  const name = `hadir_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: `${server}postgres` });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name} TEMPLATE hadir_template`);
+  } finally {
+    await admin.end();
+  }
+  return `${server}${name}`;
+}
+
+export async function createTestStore(engine: Engine): Promise<Store> {
+  const store = openStore(await createTestDatabaseUrl(engine));
+  await migrateToLatest(store);
+  return store;
+}
