@@ -26,7 +26,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger,
     // Fastify's own per-request lines are off: the access log writes one line of its own.
-    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    logController: new LogController({
+      disableRequestLogging: true,
+      requestIdLogLabel: 'requestId',
+    }),
     requestIdHeader: false,
     genReqId: () => randomUUID(),
     bodyLimit: 16 * 1024,
