@@ -52,7 +52,7 @@ const pgTypes = {
 } as pg.CustomTypesConfig;
 
 export interface OpenStoreOptions {
-  /** Called with errors of idle PostgreSQL connections (e.g. the server restarted). */
+  /** Called with errors of pooled PostgreSQL connections (e.g. the server restarted). */
   onIdleError?: (error: Error) => void;
   poolSize?: number;
 }
@@ -78,7 +78,11 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
   });
-  pool.on('error', (error) => options.onIdleError?.(error));
+  const reportConnectionError = (error: Error) => options.onIdleError?.(error);
+  pool.on('error', reportConnectionError);
+  // A connection can die between checkout and its first query, when the pool no longer listens
+  // for its errors; without a listener of its own, that error would end the process.
+  pool.on('connect', (client) => client.on('error', reportConnectionError));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { engine: 'postgres', db, close: () => db.destroy() };
 }
