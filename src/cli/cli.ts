@@ -21,7 +21,15 @@ interface Output {
   text: string;
 }
 
+/** Where a run of the CLI reads its environment and writes its output. */
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
 interface Context {
+  io: CliIo;
   config: Config;
   clock: Clock;
   values: Record<string, string | boolean | Array<string | boolean> | undefined>;
@@ -71,7 +79,7 @@ function listOption(context: Context, name: string): string[] {
 }
 
 function serverConfig(context: Context): Config {
-  const env = { ...process.env };
+  const env = { ...context.io.env };
   if (typeof context.values.host === 'string') env.HOST = context.values.host;
   if (typeof context.values.port === 'string') env.PORT = context.values.port;
   return loadConfig(env);
@@ -115,8 +123,10 @@ const COMMANDS: Record<string, Command> = {
     usage: 'serve [--host 127.0.0.1] [--port 3000]',
     options: serveOptions,
     async run(context) {
+      // The server's modules load only for the commands that serve, keeping the others quick.
+      const { startServer, stopOnSignals } = await import('../main.ts');
       const server = await startServer(serverConfig(context));
-      process.stdout.write(`Hadir listening on ${server.url}\n`);
+      context.io.stdout(`Hadir listening on ${server.url}\n`);
       stopOnSignals(server);
       return undefined;
     },
@@ -126,6 +136,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'demo [--host 127.0.0.1] [--port 3000]',
     options: serveOptions,
     async run(context) {
+      const { runDemo } = await import('../demo/demo.ts');
       await runDemo(serverConfig(context));
       return undefined;
     },
@@ -335,16 +346,18 @@ function findCommand(
 }
 
 /** Runs the CLI; returns the exit status (serve and demo keep the process alive and return 0). */
-export async function runCli(argv: string[], clock: Clock = systemClock): Promise<number> {
+export async function runCli(
+  argv: string[],
+  io: CliIo,
+  clock: Clock = systemClock,
+): Promise<number> {
   if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
-    process.stdout.write(`${helpText()}\n`);
+    io.stdout(`${helpText()}\n`);
     return argv.length === 0 ? 2 : 0;
   }
   const found = findCommand(argv);
   if (!found) {
-    process.stderr.write(
-      `hadir: unknown command '${argv.slice(0, 2).join(' ')}'\n\n${helpText()}\n`,
-    );
+    io.stderr(`hadir: unknown command '${argv.slice(0, 2).join(' ')}'\n\n${helpText()}\n`);
     return 2;
   }
   let parsed: ReturnType<typeof parseArgs>;
@@ -356,31 +369,30 @@ export async function runCli(argv: string[], clock: Clock = systemClock): Promis
       strict: true,
     });
   } catch (error) {
-    process.stderr.write(
+    io.stderr(
       `hadir ${found.name}: ${(error as Error).message}\nusage: hadir ${found.command.usage}\n`,
     );
     return 2;
   }
   try {
-    const config = loadConfig();
+    const config = loadConfig(io.env);
     const output = await found.command.run({
+      io,
       config,
       clock,
       values: parsed.values,
       positionals: parsed.positionals,
     });
     if (output) {
-      process.stdout.write(
-        parsed.values.json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`,
-      );
+      io.stdout(parsed.values.json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
     }
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`hadir ${found.name}: ${error.message}\n`);
+      io.stderr(`hadir ${found.name}: ${error.message}\n`);
       return 1;
     }
-    process.stderr.write(`hadir ${found.name}: unexpected error: ${(error as Error).message}\n`);
+    io.stderr(`hadir ${found.name}: unexpected error: ${(error as Error).message}\n`);
     return 1;
   }
 }

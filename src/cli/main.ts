@@ -1,5 +1,9 @@
 import { runCli } from './cli.ts';
 
-const status = await runCli(process.argv.slice(2));
+const status = await runCli(process.argv.slice(2), {
+  env: process.env,
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+});
 // serve and demo keep running on their open server; every other command ends here.
-if (status !== 0 || !['serve', 'demo'].includes(process.argv[2] ?? '')) process.exitCode = status;
+if (status !== 0) process.exit(status);

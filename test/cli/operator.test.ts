@@ -1,0 +1,317 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openStore } from '../../src/db/connect.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { exitOf, runHadir, runHadirInProcess, startHadir } from '../helpers/cli.ts';
+import { createTestDatabaseUrl, ENGINES } from '../helpers/stores.ts';
+
+const DOCUMENT = {
+  campaigns: [
+    {
+      id: 'kawinan',
+      slug: 'kawinan',
+      title: 'Kawinan',
+      eventDate: '2026-12-12T10:00:00+07:00',
+      location: 'Bogor',
+      fields: [
+        { key: 'menu', label: 'Menu', type: 'RADIO' },
+        { key: 'nama', label: 'Nama', type: 'TEXT' },
+      ],
+    },
+  ],
+  respondents: [
+    {
+      id: 'k1',
+      campaignId: 'kawinan',
+      submittedAt: '2026-11-01T00:00:00Z',
+      attendanceStatus: 'YES',
+      answers: { menu: 'Sate', nama: 'Ani' },
+      token: 't',
+    },
+    {
+      id: 'k2',
+      campaignId: 'kawinan',
+      submittedAt: '2026-11-02T00:00:00Z',
+      attendanceStatus: 'NO',
+      answers: { menu: 'Soto' },
+    },
+  ],
+};
+
+function writeJson(value: unknown): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'hadir-cli-')), 'import.json');
+  writeFileSync(path, JSON.stringify(value));
+  return path;
+}
+
+async function countRows(databaseUrl: string) {
+  const store = openStore(databaseUrl);
+  try {
+    await migrateToLatest(store);
+    const campaigns = await store.db
+      .selectFrom('campaigns')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    const respondents = await store.db
+      .selectFrom('respondents')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return { campaigns: Number(campaigns.n), respondents: Number(respondents.n) };
+  } finally {
+    await store.close();
+  }
+}
+
+describe.each(ENGINES)('operator CLI on %s', (engine) => {
+  it('imports, creates an account and a key, and the served API honours them', async () => {
+    const databaseUrl = await createTestDatabaseUrl(engine);
+    const imported = await runHadir(['import', writeJson(DOCUMENT), '--json'], { databaseUrl });
+    expect(imported.stderr).toBe('');
+    expect(JSON.parse(imported.stdout)).toEqual({
+      campaigns: { upserted: 1, deleted: 0 },
+      respondents: { upserted: 2, deleted: 0 },
+    });
+
+    const account = await runHadir(
+      ['accounts', 'create', '--email', 'Mitra@Example.com', '--json'],
+      { databaseUrl },
+    );
+    const created = JSON.parse(account.stdout);
+    expect(created).toMatchObject({ email: 'mitra@example.com', mustChangePassword: false });
+    expect(created.generatedPassword).toMatch(/^[A-Za-z0-9_-]{24}$/);
+
+    const keyOutput = await runHadir(
+      [
+        'keys',
+        'create',
+        '--account',
+        'mitra@example.com',
+        '--scope',
+        'kawinan=menu,token',
+        '--expires-in',
+        '30d',
+        '--json',
+      ],
+      { databaseUrl },
+    );
+    expect(keyOutput.status).toBe(0);
+    const key = JSON.parse(keyOutput.stdout);
+    expect(Object.keys(key).sort()).toEqual(['expiresAt', 'id', 'key']);
+    expect(key.key).toMatch(/^hadir_sk_[0-9a-f]{64}$/);
+    const days = (Date.parse(key.expiresAt) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThanOrEqual(30);
+
+    const listed = await runHadir(['keys', 'list', '--json'], { databaseUrl });
+    expect(listed.stdout).not.toContain(key.key);
+    expect(listed.stdout).not.toContain(key.key.slice(9, 40));
+    expect(JSON.parse(listed.stdout).keys).toEqual([
+      expect.objectContaining({
+        id: key.id,
+        account: 'mitra@example.com',
+        hint: key.key.slice(-4),
+        status: 'active',
+        campaigns: [{ id: 'kawinan', fields: ['menu', 'token'] }],
+      }),
+    ]);
+
+    const server = await startHadir(['serve', '--port', '0'], {
+      databaseUrl,
+      ready: /listening on (http:\/\/\S+)/,
+    });
+    try {
+      const base = `${server.match[1]}/developer/v1`;
+      const response = await fetch(`${base}/campaigns/kawinan/respondents`, {
+        headers: { authorization: `Bearer ${key.key}` },
+      });
+      expect(response.status).toBe(200);
+      const body: any = await response.json();
+      expect(body.data.map((row: { fields: unknown }) => row.fields)).toEqual([
+        { menu: 'Sate' },
+        { menu: 'Soto' },
+      ]);
+
+      const rotated = JSON.parse(
+        (await runHadir(['keys', 'rotate', key.id, '--overlap', '0s', '--json'], { databaseUrl }))
+          .stdout,
+      );
+      expect(Object.keys(rotated).sort()).toEqual(['id', 'key', 'previousKeyValidUntil']);
+      const old = await fetch(`${base}/campaigns`, {
+        headers: { authorization: `Bearer ${key.key}` },
+      });
+      expect(old.status).toBe(401);
+      const fresh = await fetch(`${base}/campaigns`, {
+        headers: { authorization: `Bearer ${rotated.key}` },
+      });
+      expect(fresh.status).toBe(200);
+
+      const deactivated = await runHadir(
+        ['accounts', 'deactivate', '--email', 'mitra@example.com', '--json'],
+        { databaseUrl },
+      );
+      expect(JSON.parse(deactivated.stdout)).toMatchObject({ active: false });
+      expect(
+        (await fetch(`${base}/campaigns`, { headers: { authorization: `Bearer ${rotated.key}` } }))
+          .status,
+      ).toBe(401);
+    } finally {
+      server.child.kill('SIGTERM');
+      expect(await exitOf(server.child)).toBe(0);
+    }
+  });
+
+  it('rejects a bad import as a whole, naming each bad record, and writes nothing', async () => {
+    const databaseUrl = await createTestDatabaseUrl(engine);
+    const bad = {
+      campaigns: DOCUMENT.campaigns,
+      respondents: [
+        ...DOCUMENT.respondents,
+        {
+          id: 'k3',
+          campaignId: 'kawinan',
+          submittedAt: 'kemarin',
+          attendanceStatus: 'YES',
+          answers: {},
+        },
+        {
+          id: 'k4',
+          campaignId: 'kawinan',
+          submittedAt: '2026-11-01T00:00:00Z',
+          attendanceStatus: 'SOMETIMES',
+        },
+        {
+          id: 'k5',
+          campaignId: 'kawinan',
+          submittedAt: '2026-11-01T00:00:00Z',
+          attendanceStatus: 'YES',
+          answers: { menu: { a: 1 } },
+        },
+        { campaignId: 'kawinan', submittedAt: '2026-11-01T00:00:00Z', attendanceStatus: 'YES' },
+        {
+          id: 'k7',
+          campaignId: 'nowhere',
+          submittedAt: '2026-11-01T00:00:00Z',
+          attendanceStatus: 'YES',
+        },
+      ],
+    };
+    const result = await runHadirInProcess(['import', writeJson(bad)], { databaseUrl });
+    expect(result.status).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('nothing was written');
+    expect(result.stderr).toContain(
+      "respondents[2] (id k3): 'submittedAt' must be an ISO-8601 date-time",
+    );
+    expect(result.stderr).toContain(
+      "respondents[3] (id k4): 'attendanceStatus' must be one of YES, NO, MAYBE",
+    );
+    expect(result.stderr).toContain("respondents[4] (id k5): answer 'menu'");
+    expect(result.stderr).toContain("respondents[5]: 'id' must be a non-empty string");
+    expect(await countRows(databaseUrl)).toEqual({ campaigns: 0, respondents: 0 });
+
+    const unknown = await runHadir(['import', '-'], {
+      databaseUrl,
+      input: JSON.stringify({
+        respondents: [
+          {
+            id: 'x',
+            campaignId: 'nowhere',
+            submittedAt: '2026-11-01T00:00:00Z',
+            attendanceStatus: 'YES',
+          },
+        ],
+      }),
+    });
+    expect(unknown.status).not.toBe(0);
+    expect(unknown.stderr).toContain('respondents[0] (id x): campaign nowhere does not exist');
+    const broken = join(mkdtempSync(join(tmpdir(), 'hadir-cli-')), 'broken.json');
+    writeFileSync(broken, '{"campaigns": [');
+    const notJson = await runHadirInProcess(['import', broken], { databaseUrl });
+    expect(notJson.status).not.toBe(0);
+    expect(notJson.stderr).toContain(`${broken} is not valid JSON`);
+    expect(await countRows(databaseUrl)).toEqual({ campaigns: 0, respondents: 0 });
+  });
+});
+
+describe('operator CLI errors', () => {
+  it('prints plain one-line errors on stderr with a non-zero exit', async () => {
+    const databaseUrl = await createTestDatabaseUrl('sqlite');
+    const cases: Array<[string[], RegExp, number]> = [
+      [['keys', 'frobnicate'], /unknown command 'keys frobnicate'/, 2],
+      [['keys', 'list', '--bogus'], /Unknown option '--bogus'/, 2],
+      [
+        ['keys', 'create', '--account', 'nobody@example.com', '--json'],
+        /no account with e-mail nobody@example.com/,
+        1,
+      ],
+      [['keys', 'revoke', 'no-such-key'], /no key with id no-such-key/, 1],
+      [['keys', 'rotate', 'x', '--overlap', 'soon'], /--overlap takes a duration like 30s/, 1],
+      [
+        ['accounts', 'create', '--email', 'a@example.com', '--password', 'short'],
+        /12 to 72 characters/,
+        1,
+      ],
+      [['import', '/no/such/file.json'], /cannot read \/no\/such\/file.json/, 1],
+    ];
+    for (const [args, message, status] of cases) {
+      const result = await runHadirInProcess(
+        [...args, '--json'].filter((arg, i, all) => all.indexOf(arg) === i),
+        { databaseUrl },
+      );
+      expect(result.status, args.join(' ')).toBe(status);
+      expect(result.stdout, args.join(' ')).toBe('');
+      expect(result.stderr, args.join(' ')).toMatch(message);
+    }
+    const account = await runHadirInProcess(
+      ['accounts', 'create', '--email', 'b@example.com', '--json'],
+      {
+        databaseUrl,
+      },
+    );
+    expect(account.status).toBe(0);
+    const scope = await runHadirInProcess(
+      ['keys', 'create', '--account', 'b@example.com', '--scope', 'missing-campaign=a'],
+      { databaseUrl },
+    );
+    expect(scope.status).toBe(1);
+    expect(scope.stderr).toMatch(/campaign missing-campaign does not exist/);
+  });
+
+  it('runs the demo: prints a working key and curl lines, serves, and stops cleanly', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'hadir-demo-'));
+    const demo = await startHadir(['demo', '--port', '0'], { cwd, ready: /Stop with Ctrl\+C/ });
+    try {
+      const output = demo.output();
+      const key = output.match(/hadir_sk_[0-9a-f]{64}/)?.[0];
+      const base = output.match(/Listening on (\S+)/)?.[1];
+      expect(key).toBeDefined();
+      expect(output).toContain(
+        `curl -s -H "Authorization: Bearer ${key}" ${base}/developer/v1/campaigns`,
+      );
+      const response = await fetch(
+        `${base}/developer/v1/campaigns/pernikahan-rina-bayu/respondents?limit=5`,
+        {
+          headers: { authorization: `Bearer ${key}` },
+        },
+      );
+      const body: any = await response.json();
+      expect(response.status).toBe(200);
+      expect(body.meta).toMatchObject({ limit: 5, page: 1 });
+      expect(body.meta.total).toBeGreaterThan(100);
+      for (const row of body.data) {
+        for (const field of Object.keys(row.fields)) {
+          expect(['nama', 'jumlah_tamu', 'sesi', 'menu', 'alergi']).toContain(field);
+        }
+      }
+      const outside = await fetch(`${base}/developer/v1/campaigns/reuni-sma3-2006/summary`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(outside.status).toBe(403);
+    } finally {
+      demo.child.kill('SIGINT');
+      expect(await exitOf(demo.child)).toBe(0);
+    }
+  });
+});

@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { runCli } from '../../src/cli/cli.ts';
+
+export const HADIR_BIN = fileURLToPath(new URL('../../bin/hadir', import.meta.url));
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs ./bin/hadir as an operator would, with the given DATABASE_URL. */
+export function runHadir(
+  args: string[],
+  options: { databaseUrl: string; input?: string; cwd?: string },
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(HADIR_BIN, args, {
+      cwd: options.cwd,
+      env: { ...process.env, DATABASE_URL: options.databaseUrl, LOG_LEVEL: 'warn' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Starts a long-running command and resolves once its output matches `ready`. */
+export function startHadir(
+  args: string[],
+  options: { databaseUrl?: string; cwd?: string; ready: RegExp },
+): Promise<{ child: ChildProcess; output: () => string; match: RegExpMatchArray }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(HADIR_BIN, args, {
+      cwd: options.cwd,
+      env: {
+        ...process.env,
+        ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`not ready within 60 s:\n${output}`));
+    }, 60_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = output.match(options.ready);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, output: () => output, match });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('exit', (status) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${status} before ready:\n${output}`));
+    });
+  });
+}
+
+export function exitOf(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once('exit', (status) => resolve(status));
+  });
+}
+
+/**
+ * Runs the CLI's code in this process, with the same arguments, environment and exit status as
+ * ./bin/hadir but without a process start: for the many error cases.
+ */
+export async function runHadirInProcess(
+  args: string[],
+  options: { databaseUrl: string },
+): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const status = await runCli(args, {
+    env: { DATABASE_URL: options.databaseUrl, LOG_LEVEL: 'warn' },
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+  });
+  return { status, stdout, stderr };
+}
