@@ -6,7 +6,6 @@ import { type Clock, systemClock } from '../clock.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { openStore, type Store } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { runDemo } from '../demo/demo.ts';
 import { UsageError } from '../errors.ts';
 import { importDocument } from '../import/import.service.ts';
 import { parseImportDocument } from '../import/import-document.ts';
