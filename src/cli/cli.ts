@@ -10,7 +10,6 @@ import { UsageError } from '../errors.ts';
 import { importDocument } from '../import/import.service.ts';
 import { parseImportDocument } from '../import/import-document.ts';
 import { issueKey, listKeys, replaceKeyScope, revokeKey, rotateKey } from '../keys/keys.service.ts';
-import { startServer, stopOnSignals } from '../main.ts';
 import { parseDuration } from './durations.ts';
 import { parseScopeOptions } from './scopes.ts';
 
