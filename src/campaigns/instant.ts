@@ -1,10 +1,16 @@
 /**
- * ISO-8601 date-time in extended format with a seconds fraction of any length and a mandatory
- * zone (`Z` or an offset of `±HH`, `±HHMM` or `±HH:MM`). A space before the offset stands for `+`:
- * an unencoded `+` in a query string arrives as a space, and nothing else can be meant there.
+ * ISO-8601 date-time, extended (`2026-11-22T08:00:00.5+07:00`) or basic (`20261122T080000Z`), with
+ * a seconds fraction of any length and a mandatory zone (`Z` or an offset of `±HH`, `±HHMM` or
+ * `±HH:MM`). A space before the offset stands for `+`: an unencoded `+` in a query string arrives
+ * as a space, and nothing else can be meant there.
  */
-const INSTANT =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+\- ])(\d{2})(?::?(\d{2}))?)$/;
+const ZONE = String.raw`(?:([Zz])|([+\- ])(\d{2})(?::?(\d{2}))?)`;
+const EXTENDED = new RegExp(
+  String.raw`^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?${ZONE}$`,
+);
+const BASIC = new RegExp(
+  String.raw`^(\d{4})(\d{2})(\d{2})[Tt](\d{2})(\d{2})(?:(\d{2})(?:[.,](\d+))?)?${ZONE}$`,
+);
 
 /**
  * Parses an ISO-8601 date-time to epoch milliseconds, or undefined when it is not one. Digits
@@ -12,7 +18,7 @@ const INSTANT =
  * "strictly after" such an instant and "strictly after its millisecond" select the same rows.
  */
 export function parseInstant(text: string): number | undefined {
-  const match = INSTANT.exec(text);
+  const match = EXTENDED.exec(text) ?? BASIC.exec(text);
   if (!match) return undefined;
   const [, year, month, day, hour, minute, second = '0', fraction = '', zulu, sign, offH, offM] =
     match;

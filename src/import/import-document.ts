@@ -72,7 +72,10 @@ function isObject(value: unknown): value is Json {
 }
 
 function label(kind: string, index: number, record: unknown): string {
-  const id = isObject(record) && typeof record.id === 'string' ? ` (id ${record.id})` : '';
+  const id =
+    isObject(record) && typeof record.id === 'string' && record.id !== ''
+      ? ` (id ${record.id})`
+      : '';
   return `${kind}[${index}]${id}`;
 }
 

@@ -171,7 +171,10 @@ describe.each(ENGINES)('security on %s', (engine) => {
   });
 
   it('answers an unknown route with the 404 envelope, without a key', async () => {
-    expectError(await t.get(`${BASE}/events`), 404, 'not_found');
+    const unknown = await t.get(`${BASE}/events`);
+    expectError(unknown, 404, 'not_found');
+    expect(unknown.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(unknown.headers['cache-control']).toBe('no-store');
     expectError(await t.get('/nothing/here'), 404, 'not_found');
   });
 
