@@ -15,7 +15,8 @@ import { registerRateLimit } from './http/rate-limit.ts';
 export interface AppDeps {
   store: Store;
   clock: Clock;
-  config: Pick<Config, 'rateLimitPerMinute' | 'anonymousRateLimitPerMinute'>;
+  config: Pick<Config, 'rateLimitPerMinute' | 'anonymousRateLimitPerMinute'> &
+    Partial<Pick<Config, 'trustProxy'>>;
   logger: FastifyBaseLogger;
 }
 
@@ -34,6 +35,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     bodyLimit: 16 * 1024,
     return503OnClosing: true,
+    trustProxy: deps.config.trustProxy ?? false,
     ajv: {
       // Unknown query parameters must be rejected (spec, respondents), never silently dropped.
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true },

@@ -11,6 +11,11 @@ export interface Config {
   readonly anonymousRateLimitPerMinute: number;
   readonly logLevel: string;
   readonly production: boolean;
+  /**
+   * Whom to believe about the client address (X-Forwarded-For) behind a reverse proxy: `true`
+   * or comma-separated proxy addresses or subnets. Off by default.
+   */
+  readonly trustProxy: boolean | string;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/hadir.sqlite';
@@ -37,6 +42,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     logLevel,
     production: env.NODE_ENV === 'production',
+    trustProxy: readTrustProxy(env.TRUST_PROXY),
   });
 }
 
@@ -54,4 +60,9 @@ function readInteger(
     throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
   }
   return value;
+}
+
+function readTrustProxy(raw: string | undefined): boolean | string {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  return raw === 'true' ? true : raw;
 }

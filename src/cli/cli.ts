@@ -37,8 +37,8 @@ interface Context {
 interface Command {
   usage: string;
   options: NonNullable<ParseArgsConfig['options']>;
-  /** Commands that print and return; `serve` and `demo` run until stopped and return nothing. */
-  run(context: Context): Promise<Output | undefined>;
+  /** `serve` and `demo` return once listening; their open server keeps the process running. */
+  run(context: Context): Promise<Output>;
 }
 
 const serveOptions = {
@@ -124,9 +124,8 @@ const COMMANDS: Record<string, Command> = {
       // The server's modules load only for the commands that serve, keeping the others quick.
       const { startServer, stopOnSignals } = await import('../main.ts');
       const server = await startServer(serverConfig(context));
-      context.io.stdout(`Hadir listening on ${server.url}\n`);
       stopOnSignals(server);
-      return undefined;
+      return { json: { url: server.url }, text: `Hadir listening on ${server.url}` };
     },
   },
 
@@ -134,9 +133,9 @@ const COMMANDS: Record<string, Command> = {
     usage: 'demo [--host 127.0.0.1] [--port 3000]',
     options: serveOptions,
     async run(context) {
-      const { runDemo } = await import('../demo/demo.ts');
-      await runDemo(serverConfig(context));
-      return undefined;
+      const { runDemo, describeDemo } = await import('../demo/demo.ts');
+      const demo = await runDemo(serverConfig(context));
+      return { json: demo, text: describeDemo(demo) };
     },
   },
 

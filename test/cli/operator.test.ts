@@ -117,9 +117,9 @@ describe.each(ENGINES)('operator CLI on %s', (engine) => {
       }),
     ]);
 
-    const server = await startHadir(['serve', '--port', '0'], {
+    const server = await startHadir(['serve', '--port', '0', '--json'], {
       databaseUrl,
-      ready: /listening on (http:\/\/\S+)/,
+      ready: /^\{"url":"(http:\/\/[^"]+)"\}$/m,
     });
     try {
       const base = `${server.match[1]}/developer/v1`;
