@@ -11,16 +11,24 @@ import { ajvPlugins } from './http/ajv-plugins.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { authenticateKey, requireKey } from './http/key-auth.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
+import type { Mailer } from './mail/mailer.ts';
+import { PORTAL_BODY_LIMIT_BYTES, portalRoutes } from './portal/portal.routes.ts';
+import { createPortalService, type PortalSettings } from './portal/portal.service.ts';
+import type { ServerSecrets } from './secrets.ts';
 
 export interface AppDeps {
   store: Store;
   clock: Clock;
+  secrets: ServerSecrets;
+  mailer: Mailer;
+  portal: PortalSettings;
   config: Pick<Config, 'rateLimitPerMinute' | 'anonymousRateLimitPerMinute'> &
     Partial<Pick<Config, 'trustProxy'>>;
   logger: FastifyBaseLogger;
 }
 
 export const DATA_PREFIX = '/developer/v1';
+export const PORTAL_PREFIX = '/developer/auth';
 
 /** Builds the whole service on the given dependencies; never listens and never reads env. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -65,6 +73,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await data.register(campaignRoutes(campaigns));
     },
     { prefix: DATA_PREFIX },
+  );
+
+  const portal = createPortalService({
+    store: deps.store,
+    clock: deps.clock,
+    secrets: deps.secrets,
+    mailer: deps.mailer,
+    settings: deps.portal,
+  });
+  await app.register(
+    async (auth) => {
+      auth.addHook('onRoute', (route) => {
+        route.bodyLimit = PORTAL_BODY_LIMIT_BYTES;
+      });
+      await auth.register(portalRoutes(portal));
+    },
+    { prefix: PORTAL_PREFIX },
   );
   return app;
 }

@@ -16,6 +16,14 @@ export interface Config {
    * or comma-separated proxy addresses or subnets. Off by default.
    */
   readonly trustProxy: boolean | string;
+  /** SMTP server for one-time codes; without it, development mail goes to ./data/outbox. */
+  readonly smtpUrl?: string;
+  readonly mailFrom: string;
+  /** Server secrets (64 hex each); in development generated once under ./data when absent. */
+  readonly codeHmacSecret?: string;
+  readonly keySealSecret?: string;
+  readonly sessionIdleMinutes: number;
+  readonly sessionAbsoluteHours: number;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/hadir.sqlite';
@@ -43,6 +51,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     production: env.NODE_ENV === 'production',
     trustProxy: readTrustProxy(env.TRUST_PROXY),
+    ...(env.SMTP_URL ? { smtpUrl: env.SMTP_URL } : {}),
+    mailFrom: env.MAIL_FROM || 'Hadir <no-reply@hadir.local>',
+    ...(env.CODE_HMAC_SECRET ? { codeHmacSecret: env.CODE_HMAC_SECRET } : {}),
+    ...(env.KEY_SEAL_SECRET ? { keySealSecret: env.KEY_SEAL_SECRET } : {}),
+    sessionIdleMinutes: readInteger(env, 'SESSION_IDLE_MINUTES', 30, 1, 24 * 60),
+    sessionAbsoluteHours: readInteger(env, 'SESSION_ABSOLUTE_HOURS', 12, 1, 24 * 30),
   });
 }
 
@@ -65,4 +79,12 @@ function readInteger(
 function readTrustProxy(raw: string | undefined): boolean | string {
   if (raw === undefined || raw === '' || raw === 'false') return false;
   return raw === 'true' ? true : raw;
+}
+
+/** The server secrets named by the configuration (see secrets.ts for the development fallback). */
+export function secretsFromConfig(config: Config) {
+  return {
+    ...(config.codeHmacSecret ? { codeHmacKey: config.codeHmacSecret } : {}),
+    ...(config.keySealSecret ? { keySealKey: config.keySealSecret } : {}),
+  };
 }

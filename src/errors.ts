@@ -5,9 +5,16 @@
 export type ErrorCode =
   | 'invalid_parameter'
   | 'unauthorized'
+  | 'invalid_credentials'
+  | 'invalid_code'
   | 'forbidden'
+  | 'step_up_required'
+  | 'password_change_required'
   | 'not_found'
   | 'method_not_allowed'
+  | 'conflict'
+  | 'already_revealed'
+  | 'not_revealable'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
@@ -19,13 +26,21 @@ export function statusOf(code: ErrorCode): number {
     case 'invalid_parameter':
       return 400;
     case 'unauthorized':
+    case 'invalid_credentials':
+    case 'invalid_code':
       return 401;
     case 'forbidden':
+    case 'step_up_required':
+    case 'password_change_required':
       return 403;
     case 'not_found':
       return 404;
     case 'method_not_allowed':
       return 405;
+    case 'conflict':
+    case 'already_revealed':
+    case 'not_revealable':
+      return 409;
     case 'payload_too_large':
       return 413;
     case 'unsupported_media_type':
@@ -44,8 +59,13 @@ export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
-    super(message);
+  constructor(
+    code: ErrorCode,
+    message: string,
+    headers: Record<string, string> = {},
+    cause?: unknown,
+  ) {
+    super(message, { cause });
     this.name = 'ApiError';
     this.code = code;
     this.headers = headers;

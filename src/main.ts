@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { systemClock } from './clock.ts';
-import type { Config } from './config.ts';
+import { type Config, secretsFromConfig } from './config.ts';
 import { openStore, type Store } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
+import { createMailer } from './mail/mailer.ts';
+import { loadServerSecrets } from './secrets.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -19,11 +21,25 @@ export interface RunningServer {
  */
 export async function startServer(config: Config): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
+  // Both stop the start with a clear message in production when their settings are missing.
+  const secrets = loadServerSecrets(secretsFromConfig(config), config.production);
+  const mailer = createMailer(config, logger);
   const store = openStore(config.databaseUrl, {
     onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
   });
   await migrateToLatest(store);
-  const app = await buildApp({ store, clock: systemClock, config, logger });
+  const app = await buildApp({
+    store,
+    clock: systemClock,
+    config,
+    logger,
+    secrets,
+    mailer,
+    portal: {
+      sessionIdleMs: config.sessionIdleMinutes * 60_000,
+      sessionAbsoluteMs: config.sessionAbsoluteHours * 3_600_000,
+    },
+  });
   const address = await app.listen({ host: config.host, port: config.port });
   const url = address.replace('[::1]', 'localhost');
   let closing: Promise<void> | undefined;
@@ -35,6 +51,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       closing ??= (async () => {
         await app.close();
         await store.close();
+        mailer.close();
       })();
       return closing;
     },

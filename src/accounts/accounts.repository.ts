@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { AccountRow, Database } from '../db/schema.ts';
+import type { AccountRow, Database, NewAccountRow } from '../db/schema.ts';
 
 export async function findAccountByEmail(
   db: Kysely<Database>,
@@ -8,7 +8,7 @@ export async function findAccountByEmail(
   return db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst();
 }
 
-export async function insertAccount(db: Kysely<Database>, row: AccountRow): Promise<void> {
+export async function insertAccount(db: Kysely<Database>, row: NewAccountRow): Promise<void> {
   await db.insertInto('accounts').values(row).execute();
 }
 

@@ -13,12 +13,20 @@ export const PASSWORD_HASH_OPTIONS = {
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 72;
 
+/** Passwords are hashed in NFKC form, so the same characters typed differently still match. */
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, PASSWORD_HASH_OPTIONS);
+  return hash(password.normalize('NFKC'), PASSWORD_HASH_OPTIONS);
 }
 
 export function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
-  return verify(passwordHash, password);
+  return verify(passwordHash, password.normalize('NFKC'));
+}
+
+const CURRENT_PARAMETERS = `$argon2id$v=19$m=${PASSWORD_HASH_OPTIONS.memoryCost},t=${PASSWORD_HASH_OPTIONS.timeCost},p=${PASSWORD_HASH_OPTIONS.parallelism}$`;
+
+/** True when a stored hash was made with other parameters and should be redone at the next login. */
+export function needsRehash(passwordHash: string): boolean {
+  return !passwordHash.startsWith(CURRENT_PARAMETERS);
 }
 
 /** Length in Unicode code points after NFKC, the measure the length limits apply to. */

@@ -1,5 +1,6 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import * as core from '../../migrations/0001-core.ts';
+import * as portal from '../../migrations/0002-portal.ts';
 import type { Engine, Store } from './connect.ts';
 
 interface EngineMigration {
@@ -9,6 +10,7 @@ interface EngineMigration {
 /** Every migration, in order. One source for both engines; each receives the engine it runs on. */
 const MIGRATIONS: Record<string, EngineMigration> = {
   '0001-core': core,
+  '0002-portal': portal,
 };
 
 function providerFor(engine: Engine): MigrationProvider {

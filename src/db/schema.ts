@@ -14,6 +14,10 @@ export interface Database {
   api_keys: ApiKeysTable;
   key_scopes: KeyScopesTable;
   audit_log: AuditLogTable;
+  sessions: SessionsTable;
+  trusted_devices: TrustedDevicesTable;
+  one_time_codes: OneTimeCodesTable;
+  client_throttles: ClientThrottlesTable;
 }
 
 export interface AccountsTable {
@@ -23,6 +27,15 @@ export interface AccountsTable {
   must_change_password: number;
   deactivated_at: number | null;
   created_at: number;
+  /** Failed passwords in the current throttle window, and when that window began. */
+  failed_password_count: Generated<number>;
+  failed_password_window_start: number | null;
+  /** Wrong codes in a row; at the cap, code entry is locked until `code_locked_until`. */
+  consecutive_code_failures: Generated<number>;
+  code_locked_until: number | null;
+  /** Failures of any kind in a row; at the cap the account is locked until an operator unlocks it. */
+  consecutive_failures: Generated<number>;
+  locked_at: number | null;
 }
 
 export interface CampaignsTable {
@@ -104,6 +117,57 @@ export interface ApiKeysTable {
   last_used_at: number | null;
   /** Bumped whenever the key's scope is replaced, so compiled projections can be reused safely. */
   scope_version: number;
+  /** AES-256-GCM sealed plaintext, held only until its one reveal in the portal. */
+  sealed_key: Generated<string | null>;
+  revealed_at: Generated<number | null>;
+}
+
+export interface SessionsTable {
+  id: string;
+  account_id: string;
+  /** Hex SHA-256 of the session token. */
+  token_hash: string;
+  created_at: number;
+  last_seen_at: number;
+  /** Absolute end of the session, whatever its activity. */
+  expires_at: number;
+  step_up_until: number | null;
+  ended_at: number | null;
+}
+
+export interface TrustedDevicesTable {
+  id: string;
+  account_id: string;
+  token_hash: string;
+  label: string;
+  created_at: number;
+  last_used_at: number | null;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+export type CodePurpose = 'login' | 'step_up';
+
+export interface OneTimeCodesTable {
+  id: string;
+  account_id: string;
+  purpose: CodePurpose;
+  /** For step-up codes: the session the code elevates. */
+  session_id: string | null;
+  /** HMAC-SHA-256 of the code under the server's code secret. */
+  code_hmac: string;
+  created_at: number;
+  expires_at: number;
+  attempts: Generated<number>;
+  consumed_at: number | null;
+  replaced_at: number | null;
+}
+
+/** Fixed-window counters for throttles that must hold across processes and never fail open. */
+export interface ClientThrottlesTable {
+  key: string;
+  window_start: number;
+  count: number;
 }
 
 export interface KeyScopesTable {
@@ -123,6 +187,8 @@ export interface AuditLogTable {
 }
 
 export type AccountRow = Selectable<AccountsTable>;
+export type NewAccountRow = Insertable<AccountsTable>;
+export type NewApiKeyRow = Insertable<ApiKeysTable>;
 export type CampaignRow = Selectable<CampaignsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewRespondentRow = Insertable<RespondentsTable>;

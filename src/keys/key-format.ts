@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { generateToken, sha256Hex } from '../secret-hash.ts';
 
 /** Every key's text starts with this; it lets scanners and people recognise a leaked key. */
 export const KEY_PREFIX = 'hadir_sk_';
@@ -6,19 +6,16 @@ const KEY_PATTERN = /^hadir_sk_[0-9a-f]{64}$/;
 
 /** A fresh key: the prefix and 256 bits from the CSPRNG as 64 lowercase hex characters. */
 export function generateKeyText(): string {
-  return KEY_PREFIX + randomBytes(32).toString('hex');
+  return generateToken(KEY_PREFIX);
 }
 
 export function isWellFormedKey(text: string): boolean {
   return KEY_PATTERN.test(text);
 }
 
-/**
- * The stored form of a key. A key holds 256 random bits, so a plain SHA-256 cannot be reversed
- * and needs no salt; lookups go through a unique index on this value.
- */
+/** The stored form of a key: its SHA-256 (see `sha256Hex`). */
 export function hashKey(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return sha256Hex(text);
 }
 
 /** The last four characters, shown in listings to tell keys apart without revealing them. */

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ApiKeyRow, Database } from '../db/schema.ts';
+import type { ApiKeyRow, Database, NewApiKeyRow } from '../db/schema.ts';
 
 /** One campaign a key may read, and the field keys it may see there (the allow-list). */
 export interface KeyScope {
@@ -88,7 +88,7 @@ export async function findScopesOfKeys(
   return scopes;
 }
 
-export async function insertKey(db: Kysely<Database>, row: ApiKeyRow): Promise<void> {
+export async function insertKey(db: Kysely<Database>, row: NewApiKeyRow): Promise<void> {
   await db.insertInto('api_keys').values(row).execute();
 }
 

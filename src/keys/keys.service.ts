@@ -248,6 +248,8 @@ export async function rotateKey(
       revoked_at: null,
       last_used_at: null,
       scope_version: 1,
+      sealed_key: null,
+      revealed_at: null,
     });
     const scopes = (await findScopesOfKeys(trx, [old.id])).get(old.id) ?? [];
     await writeScopes(trx, id, scopes);

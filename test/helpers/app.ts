@@ -3,6 +3,8 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/app.ts';
 import type { Engine, Store } from '../../src/db/connect.ts';
+import type { Mailer } from '../../src/mail/mailer.ts';
+import type { ServerSecrets } from '../../src/secrets.ts';
 import { ManualClock } from './clock.ts';
 import { createTestStore } from './stores.ts';
 
@@ -23,6 +25,18 @@ export interface TestResponse {
   body: any;
   raw: string;
 }
+
+/** Fixed secrets for tests; never used outside them. */
+export const TEST_SECRETS: ServerSecrets = {
+  codeHmacKey: Buffer.alloc(32, 1),
+  keySealKey: Buffer.alloc(32, 2),
+};
+
+/** For tests that send no mail: any attempt fails loudly. */
+const refusingMailer: Mailer = {
+  send: () => Promise.reject(new Error('this test does not expect mail')),
+  close: () => {},
+};
 
 export function logCapture() {
   const logs: Array<Record<string, unknown>> = [];
@@ -50,6 +64,7 @@ export async function startTestApp(
     rateLimitPerMinute?: number;
     anonymousRateLimitPerMinute?: number;
     clock?: ManualClock;
+    mailer?: Mailer;
   } = {},
 ): Promise<TestApp> {
   const store =
@@ -60,6 +75,9 @@ export async function startTestApp(
     store,
     clock,
     logger,
+    secrets: TEST_SECRETS,
+    mailer: options.mailer ?? refusingMailer,
+    portal: { sessionIdleMs: 30 * 60_000, sessionAbsoluteMs: 12 * 3_600_000 },
     config: {
       rateLimitPerMinute: options.rateLimitPerMinute ?? 100_000,
       anonymousRateLimitPerMinute: options.anonymousRateLimitPerMinute ?? 100_000,

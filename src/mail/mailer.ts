@@ -1,0 +1,66 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Logger } from 'pino';
+import { UsageError } from '../errors.ts';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/** Sends one message; rejects when it could not be handed over. */
+export interface Mailer {
+  send(message: MailMessage): Promise<void>;
+  close(): void;
+}
+
+export const DEVELOPMENT_OUTBOX = './data/outbox';
+
+/** Real e-mail over SMTP, e.g. smtp://user:pass@mail.example.com:587 or smtp://127.0.0.1:2525. */
+export function createSmtpMailer(smtpUrl: string, from: string): Mailer {
+  const transport = nodemailer.createTransport(smtpUrl);
+  return {
+    async send(message) {
+      await transport.sendMail({ from, ...message });
+    },
+    close: () => transport.close(),
+  };
+}
+
+/**
+ * For development without SMTP: each message becomes an .eml file in the outbox, and a log line
+ * says where. The log line carries no code: codes are secrets even in development.
+ */
+export function createOutboxMailer(folder: string, from: string, logger: Logger): Mailer {
+  const transport = nodemailer.createTransport({
+    streamTransport: true,
+    buffer: true,
+    newline: 'unix',
+  });
+  let sequence = 0;
+  return {
+    async send(message) {
+      const info = await transport.sendMail({ from, ...message });
+      mkdirSync(folder, { recursive: true });
+      sequence += 1;
+      const file = join(folder, `${new Date().toISOString().replaceAll(':', '-')}-${sequence}.eml`);
+      writeFileSync(file, info.message as Buffer, { mode: 0o600 });
+      logger.info({ to: message.to, file }, 'mail written to the development outbox');
+    },
+    close: () => transport.close(),
+  };
+}
+
+/** SMTP when SMTP_URL is set; the outbox in development; in production a missing SMTP_URL stops the start. */
+export function createMailer(
+  options: { smtpUrl?: string; mailFrom: string; production: boolean },
+  logger: Logger,
+): Mailer {
+  if (options.smtpUrl) return createSmtpMailer(options.smtpUrl, options.mailFrom);
+  if (options.production) {
+    throw new UsageError('SMTP_URL must be set in production: one-time codes are sent by e-mail');
+  }
+  return createOutboxMailer(DEVELOPMENT_OUTBOX, options.mailFrom, logger);
+}

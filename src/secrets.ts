@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { UsageError } from './errors.ts';
+
+/** Server-side secrets: never sent anywhere, never logged. */
+export interface ServerSecrets {
+  /** HMAC key for one-time codes (a plain hash of a 6-digit code is reversed at once). */
+  readonly codeHmacKey: Buffer;
+  /** AES-256-GCM key for API keys held sealed until their one reveal. */
+  readonly keySealKey: Buffer;
+}
+
+export const DEVELOPMENT_SECRETS_FILE = './data/secrets.json';
+
+const NAMES = { codeHmacKey: 'CODE_HMAC_SECRET', keySealKey: 'KEY_SEAL_SECRET' } as const;
+type SecretName = keyof typeof NAMES;
+
+function parseHex(name: string, value: string): Buffer {
+  if (!/^[0-9a-fA-F]{64}$/.test(value)) {
+    throw new UsageError(`${name} must be 64 hexadecimal characters (32 bytes)`);
+  }
+  return Buffer.from(value, 'hex');
+}
+
+/**
+ * Secrets from the environment. In development a missing one is generated once and kept in
+ * ./data/secrets.json (mode 0600); in production a missing one stops the start.
+ */
+export function loadServerSecrets(
+  fromEnv: Partial<Record<SecretName, string>>,
+  production: boolean,
+  file = DEVELOPMENT_SECRETS_FILE,
+): ServerSecrets {
+  const missing = (Object.keys(NAMES) as SecretName[]).filter((name) => !fromEnv[name]);
+  if (missing.length > 0 && production) {
+    throw new UsageError(
+      `${missing.map((name) => NAMES[name]).join(' and ')} must be set in production (64 hex characters each, e.g. from openssl rand -hex 32)`,
+    );
+  }
+  let stored: Partial<Record<SecretName, string>> = {};
+  if (missing.length > 0) {
+    if (existsSync(file)) stored = JSON.parse(readFileSync(file, 'utf8'));
+    let changed = false;
+    for (const name of missing) {
+      if (!stored[name]) {
+        stored[name] = randomBytes(32).toString('hex');
+        changed = true;
+      }
+    }
+    if (changed) {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
+      chmodSync(file, 0o600);
+    }
+  }
+  const value = (name: SecretName) =>
+    parseHex(NAMES[name], (fromEnv[name] ?? stored[name]) as string);
+  return { codeHmacKey: value('codeHmacKey'), keySealKey: value('keySealKey') };
+}
