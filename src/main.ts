@@ -6,6 +6,7 @@ import { openStore, type Store } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
+import { ADDRESS_ATTEMPTS_PER_MINUTE } from './portal/portal.service.ts';
 import { loadServerSecrets } from './secrets.ts';
 
 export interface RunningServer {
@@ -38,6 +39,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     portal: {
       sessionIdleMs: config.sessionIdleMinutes * 60_000,
       sessionAbsoluteMs: config.sessionAbsoluteHours * 3_600_000,
+      addressAttemptsPerMinute: ADDRESS_ATTEMPTS_PER_MINUTE,
     },
   });
   const address = await app.listen({ host: config.host, port: config.port });

@@ -23,3 +23,18 @@ export async function setDeactivatedAt(
     .where('id', '=', accountId)
     .execute();
 }
+
+export async function clearAccountLocks(db: Kysely<Database>, accountId: string): Promise<void> {
+  await db
+    .updateTable('accounts')
+    .set({
+      locked_at: null,
+      consecutive_failures: 0,
+      consecutive_code_failures: 0,
+      code_locked_until: null,
+      failed_password_count: 0,
+      failed_password_window_start: null,
+    })
+    .where('id', '=', accountId)
+    .execute();
+}

@@ -4,7 +4,12 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../db/connect.ts';
 import type { AccountRow } from '../db/schema.ts';
 import { UsageError } from '../errors.ts';
-import { findAccountByEmail, insertAccount, setDeactivatedAt } from './accounts.repository.ts';
+import {
+  clearAccountLocks,
+  findAccountByEmail,
+  insertAccount,
+  setDeactivatedAt,
+} from './accounts.repository.ts';
 import {
   generatePassword,
   hashPassword,
@@ -105,4 +110,22 @@ export async function setAccountActive(
     );
   });
   return { id: account.id, email: account.email, active };
+}
+
+/** Lifts the lock that 100 consecutive failures put on an account, and resets its counters. */
+export async function unlockAccountByEmail(
+  store: Store,
+  clock: Clock,
+  email: string,
+): Promise<{ id: string; email: string; unlocked: true }> {
+  const account = await getAccountByEmail(store, email);
+  await store.db.transaction().execute(async (trx) => {
+    await clearAccountLocks(trx, account.id);
+    await recordAudit(
+      trx,
+      { actor: 'operator', action: 'account.unlock', target: account.id },
+      clock.now(),
+    );
+  });
+  return { id: account.id, email: account.email, unlocked: true };
 }

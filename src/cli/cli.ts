@@ -1,15 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { createAccount, setAccountActive } from '../accounts/accounts.service.ts';
+import {
+  createAccount,
+  setAccountActive,
+  unlockAccountByEmail,
+} from '../accounts/accounts.service.ts';
 import { parseInstant } from '../campaigns/instant.ts';
 import { type Clock, systemClock } from '../clock.ts';
-import { type Config, loadConfig } from '../config.ts';
+import { type Config, loadConfig, secretsFromConfig } from '../config.ts';
 import { openStore, type Store } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { UsageError } from '../errors.ts';
 import { importDocument } from '../import/import.service.ts';
 import { parseImportDocument } from '../import/import-document.ts';
 import { issueKey, listKeys, replaceKeyScope, revokeKey, rotateKey } from '../keys/keys.service.ts';
+import { loadServerSecrets } from '../secrets.ts';
 import { parseDuration } from './durations.ts';
 import { parseScopeOptions } from './scopes.ts';
 
@@ -209,27 +214,52 @@ const COMMANDS: Record<string, Command> = {
     },
   },
 
+  'accounts unlock': {
+    usage: 'accounts unlock --email E',
+    options: { email: { type: 'string' } },
+    async run(context) {
+      const result = await withStore(context.config, (store) =>
+        unlockAccountByEmail(store, context.clock, required(context, 'email')),
+      );
+      return { json: result, text: `unlocked ${result.email}` };
+    },
+  },
+
   'keys create': {
     usage:
-      'keys create --account E --scope CAMPAIGN_ID=field1,field2 [--scope OTHER_ID=] [--expires-in 90d | --expires-at ISO] [--name N]',
+      'keys create --account E --scope CAMPAIGN_ID=field1,field2 [--scope OTHER_ID=] [--expires-in 90d | --expires-at ISO] [--name N] [--reveal-in-portal]',
     options: {
       account: { type: 'string' },
       scope: { type: 'string', multiple: true },
       'expires-in': { type: 'string' },
       'expires-at': { type: 'string' },
       name: { type: 'string' },
+      'reveal-in-portal': { type: 'boolean' },
     },
     async run(context) {
       const expiresAt = expiryOption(context);
       const name = context.values.name;
+      const sealFor =
+        context.values['reveal-in-portal'] === true
+          ? loadServerSecrets(secretsFromConfig(context.config), context.config.production)
+              .keySealKey
+          : undefined;
       const issued = await withStore(context.config, (store) =>
         issueKey(store, context.clock, {
           accountEmail: required(context, 'account'),
           scopes: parseScopeOptions(listOption(context, 'scope')),
           ...(typeof name === 'string' ? { name } : {}),
           ...(expiresAt !== undefined ? { expiresAt } : {}),
+          ...(sealFor ? { sealFor } : {}),
         }),
       );
+      if (sealFor) {
+        // The operator never sees a key meant for the portal: only its holder reveals it, once.
+        return {
+          json: { id: issued.id, expiresAt: issued.expiresAt, revealInPortal: true },
+          text: `key ${issued.id}, expires ${issued.expiresAt}\nsealed for the account holder: they reveal it once in the portal after a step-up code`,
+        };
+      }
       return {
         json: issued,
         text: [

@@ -15,6 +15,7 @@ export interface KeyAuthRow {
   expiresAt: number;
   revokedAt: number | null;
   scopeVersion: number;
+  lastUsedAt: number | null;
   accountDeactivatedAt: number | null;
 }
 
@@ -33,6 +34,7 @@ export async function findKeyByHash(
       'k.expires_at as expiresAt',
       'k.revoked_at as revokedAt',
       'k.scope_version as scopeVersion',
+      'k.last_used_at as lastUsedAt',
       'a.deactivated_at as accountDeactivatedAt',
     ])
     .executeTakeFirst();
@@ -139,4 +141,12 @@ export async function markReplaced(
     .where('replaced_by_id', 'is', null)
     .executeTakeFirst();
   return result.numUpdatedRows === 1n;
+}
+
+export async function setLastUsedAt(
+  db: Kysely<Database>,
+  keyId: string,
+  at: number,
+): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId).execute();
 }

@@ -7,6 +7,7 @@ import type { Store } from '../db/connect.ts';
 import type { ApiKeyRow, Database } from '../db/schema.ts';
 import { UsageError } from '../errors.ts';
 import { generateKeyText, hashKey, isWellFormedKey, keyHint } from './key-format.ts';
+import { sealKey } from './key-seal.ts';
 import {
   findKeyByHash,
   findKeyById,
@@ -15,6 +16,7 @@ import {
   type KeyScope,
   listKeyRows,
   markReplaced,
+  setLastUsedAt,
   setRevokedAt,
   writeScopes,
 } from './keys.repository.ts';
@@ -23,6 +25,7 @@ export const DAY_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_KEY_LIFETIME_MS = 90 * DAY_MS;
 export const DEFAULT_ROTATION_OVERLAP_MS = DAY_MS;
 export const MAX_ROTATION_OVERLAP_MS = 7 * DAY_MS;
+const LAST_USED_PRECISION_MS = 60_000;
 
 /** A key that passed every check of spec, Authentication rule 5. */
 export interface AuthenticatedKey {
@@ -58,6 +61,10 @@ export async function verifyKey(
   if (row.revokedAt !== null && row.revokedAt <= now) return { kind: 'revoked' };
   if (row.expiresAt <= now) return { kind: 'expired' };
   if (row.accountDeactivatedAt !== null) return { kind: 'account_deactivated' };
+  // lastUsedAt is shown in the portal; a minute's precision spares the store a write per request.
+  if (row.lastUsedAt === null || row.lastUsedAt + LAST_USED_PRECISION_MS <= now) {
+    await setLastUsedAt(db, row.id, now);
+  }
   return {
     kind: 'valid',
     key: {
@@ -103,7 +110,7 @@ async function validateScopes(db: Kysely<Database>, scopes: KeyScope[]): Promise
 
 export interface IssuedKey {
   id: string;
-  /** The plaintext key: returned this once, never stored. */
+  /** The plaintext key: for the caller to show once (or not at all when sealed); never stored. */
   key: string;
   expiresAt: string;
 }
@@ -111,7 +118,14 @@ export interface IssuedKey {
 export async function issueKey(
   store: Store,
   clock: Clock,
-  input: { accountEmail: string; name?: string; scopes: KeyScope[]; expiresAt?: number },
+  input: {
+    accountEmail: string;
+    name?: string;
+    scopes: KeyScope[];
+    expiresAt?: number;
+    /** When given, the key is sealed with this AES key for its one reveal in the portal. */
+    sealFor?: Buffer;
+  },
 ): Promise<IssuedKey> {
   const now = clock.now();
   const account = await getAccountByEmail(store, input.accountEmail);
@@ -138,6 +152,8 @@ export async function issueKey(
       revoked_at: null,
       last_used_at: null,
       scope_version: 1,
+      sealed_key: input.sealFor ? sealKey(text, input.sealFor, id) : null,
+      revealed_at: null,
     });
     await writeScopes(trx, id, scopes);
     await recordAudit(
@@ -146,7 +162,7 @@ export async function issueKey(
         actor: 'operator',
         action: 'key.create',
         target: id,
-        details: { account: account.id, scopes },
+        details: { account: account.id, scopes, revealInPortal: input.sealFor !== undefined },
       },
       now,
     );

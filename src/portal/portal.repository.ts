@@ -322,21 +322,6 @@ export async function setPassword(
     .execute();
 }
 
-export async function unlockAccount(db: Kysely<Database>, accountId: string) {
-  await db
-    .updateTable('accounts')
-    .set({
-      locked_at: null,
-      consecutive_failures: 0,
-      consecutive_code_failures: 0,
-      code_locked_until: null,
-      failed_password_count: 0,
-      failed_password_window_start: null,
-    })
-    .where('id', '=', accountId)
-    .execute();
-}
-
 /** Client-address throttles */
 
 /**

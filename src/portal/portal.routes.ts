@@ -36,6 +36,11 @@ function clientOf(request: FastifyRequest, deviceLabel?: string): ClientContext 
   };
 }
 
+/** step-up and rotate take an optional body: no body at all means `{}`. */
+async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
+  request.body ??= {};
+}
+
 function principalOf(request: FastifyRequest): SessionPrincipal {
   if (!request.principal) throw new ApiError('unauthorized', 'a valid session is required');
   return request.principal;
@@ -54,7 +59,8 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
 
     await app.register(async (scope) => {
       const protectedRoutes = scope.withTypeProvider<TypeBoxTypeProvider>();
-      protectedRoutes.addHook('preHandler', async (request) => {
+      // Before body validation, so a caller without a valid session learns that first.
+      protectedRoutes.addHook('preValidation', async (request) => {
         request.principal = await portal.authenticateSession(
           bearerToken(request.headers.authorization),
         );
@@ -82,12 +88,16 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
           portal.changePassword(principalOf(request), request.body, clientOf(request)),
       );
 
-      protectedRoutes.post('/step-up', { schema: { body: StepUpBody } }, async (request) => {
-        const code = request.body?.code;
-        return code === undefined
-          ? portal.requestStepUp(principalOf(request), clientOf(request))
-          : portal.redeemStepUp(principalOf(request), code, clientOf(request));
-      });
+      protectedRoutes.post(
+        '/step-up',
+        { schema: { body: StepUpBody }, preValidation: emptyBodyAsObject },
+        async (request) => {
+          const code = request.body?.code;
+          return code === undefined
+            ? portal.requestStepUp(principalOf(request), clientOf(request))
+            : portal.redeemStepUp(principalOf(request), code, clientOf(request));
+        },
+      );
 
       protectedRoutes.get('/devices', async (request) => portal.listDevices(principalOf(request)));
 

@@ -30,8 +30,9 @@ export const VerifyOtpBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const StepUpBody = Type.Optional(
-  Type.Object({ code: Type.Optional(Code) }, { additionalProperties: false }),
+export const StepUpBody = Type.Object(
+  { code: Type.Optional(Code) },
+  { additionalProperties: false },
 );
 
 export const ChangePasswordBody = Type.Object(
@@ -50,9 +51,7 @@ export const IdParams = Type.Object(
   { additionalProperties: false },
 );
 
-export const RotateBody = Type.Optional(
-  Type.Object(
-    { overlapHours: Type.Optional(Type.Integer({ minimum: 0, maximum: 168, default: 24 })) },
-    { additionalProperties: false },
-  ),
+export const RotateBody = Type.Object(
+  { overlapHours: Type.Optional(Type.Integer({ minimum: 0, maximum: 168, default: 24 })) },
+  { additionalProperties: false },
 );

@@ -44,6 +44,8 @@ const MAX_DEVICE_LABEL_LENGTH = 100;
 export interface PortalSettings {
   sessionIdleMs: number;
   sessionAbsoluteMs: number;
+  /** Login and code attempts per client address per minute. */
+  addressAttemptsPerMinute: number;
 }
 
 export interface PortalDeps {
@@ -132,7 +134,7 @@ export function createPortalService(deps: PortalDeps) {
   async function throttleAddress(kind: string, client: ClientContext): Promise<void> {
     const now = clock.now();
     const window = await repo.hitThrottle(db, `${kind}:${client.address}`, 60_000, now);
-    if (window.count > ADDRESS_ATTEMPTS_PER_MINUTE) {
+    if (window.count > settings.addressAttemptsPerMinute) {
       throw rateLimited('too many attempts from this address', window.window_start + 60_000 - now);
     }
   }

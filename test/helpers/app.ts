@@ -65,6 +65,7 @@ export async function startTestApp(
     anonymousRateLimitPerMinute?: number;
     clock?: ManualClock;
     mailer?: Mailer;
+    addressAttemptsPerMinute?: number;
   } = {},
 ): Promise<TestApp> {
   const store =
@@ -77,7 +78,11 @@ export async function startTestApp(
     logger,
     secrets: TEST_SECRETS,
     mailer: options.mailer ?? refusingMailer,
-    portal: { sessionIdleMs: 30 * 60_000, sessionAbsoluteMs: 12 * 3_600_000 },
+    portal: {
+      sessionIdleMs: 30 * 60_000,
+      sessionAbsoluteMs: 12 * 3_600_000,
+      addressAttemptsPerMinute: options.addressAttemptsPerMinute ?? 100_000,
+    },
     config: {
       rateLimitPerMinute: options.rateLimitPerMinute ?? 100_000,
       anonymousRateLimitPerMinute: options.anonymousRateLimitPerMinute ?? 100_000,

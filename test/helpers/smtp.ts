@@ -1,0 +1,55 @@
+import { SMTPServer } from 'smtp-server';
+
+export interface ReceivedMail {
+  to: string[];
+  raw: string;
+  subject: string;
+}
+
+/** A real SMTP server on loopback that keeps every message it receives. */
+export interface TestSmtpServer {
+  url: string;
+  messages: ReceivedMail[];
+  /** The 6-digit code in the newest message to `to`, waiting briefly for it to arrive. */
+  codeFor(to: string, afterCount?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startSmtpServer(): Promise<TestSmtpServer> {
+  const messages: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, session, callback) {
+      let raw = '';
+      stream.on('data', (chunk: Buffer) => {
+        raw += chunk.toString();
+      });
+      stream.on('end', () => {
+        const subject = /^Subject: (.*)$/m.exec(raw)?.[1] ?? '';
+        messages.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw, subject });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    messages,
+    async codeFor(to, afterCount = 0) {
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        const mine = messages.filter((message) => message.to.includes(to));
+        const newest = mine.length > afterCount ? mine.at(-1) : undefined;
+        const code = newest && /(\d{6})/.exec(newest.subject)?.[1];
+        if (code) return code;
+        if (Date.now() > deadline) throw new Error(`no code e-mailed to ${to}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
