@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, setAccountActive } from '../../src/accounts/accounts.service.ts';
+import { openStore } from '../../src/db/connect.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
 import { issueKey } from '../../src/keys/keys.service.ts';
 import { createSmtpMailer } from '../../src/mail/mailer.ts';
 import { startTestApp, TEST_SECRETS, type TestApp } from '../helpers/app.ts';
+import { runHadirInProcess } from '../helpers/cli.ts';
 import { seedCampaign } from '../helpers/factories.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
-import { ENGINES } from '../helpers/stores.ts';
+import { createTestDatabaseUrl, ENGINES } from '../helpers/stores.ts';
 
 const AUTH = '/developer/auth';
 const PASSWORD = 'kopi-tubruk-pagi-hari';
@@ -540,6 +543,49 @@ describe.each(ENGINES)('portal accounts on %s', (engine) => {
     const everything = JSON.stringify(rows);
     for (const secret of [session.token, trustedDevice?.token ?? '', PASSWORD])
       expect(everything).not.toContain(secret);
+  });
+});
+
+describe('account lock after 100 consecutive failures', () => {
+  it('locks the account until the operator unlocks it with the CLI', async () => {
+    const databaseUrl = await createTestDatabaseUrl('sqlite');
+    const store = openStore(databaseUrl);
+    await migrateToLatest(store);
+    const t = await startTestApp(store);
+    try {
+      await createAccount(t.store, t.clock, {
+        email: 'lock@example.test',
+        password: PASSWORD,
+        mustChangePassword: false,
+      });
+      const login = (password: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: `${AUTH}/login`,
+          remoteAddress: '203.0.113.9',
+          payload: { email: 'lock@example.test', password },
+        });
+      for (let n = 0; n < 100; n++) {
+        expect((await login('wrong-password!')).statusCode).toBe(401);
+        // Stay under the 10-per-15-minutes password throttle so every try is a real failure.
+        if (n % 10 === 9) t.clock.advance(15 * MINUTE);
+      }
+      t.clock.advance(24 * 60 * MINUTE);
+      const locked = await login(PASSWORD);
+      expect(locked.statusCode).toBe(429);
+      expect(JSON.parse(locked.body).error.message).toContain('operator must unlock');
+      const unlocked = await runHadirInProcess(
+        ['accounts', 'unlock', '--email', 'lock@example.test', '--json'],
+        { databaseUrl },
+      );
+      expect(JSON.parse(unlocked.stdout)).toMatchObject({
+        email: 'lock@example.test',
+        unlocked: true,
+      });
+      expect((await login(PASSWORD)).statusCode).not.toBe(429);
+    } finally {
+      await t.close();
+    }
   });
 });
 

@@ -279,6 +279,32 @@ describe('operator CLI errors', () => {
     expect(scope.stderr).toMatch(/campaign missing-campaign does not exist/);
   });
 
+  it('seals a key for the portal without ever printing it', async () => {
+    const databaseUrl = await createTestDatabaseUrl('sqlite');
+    await runHadirInProcess(['import', writeJson(DOCUMENT)], { databaseUrl });
+    await runHadirInProcess(['accounts', 'create', '--email', 'c@example.com'], { databaseUrl });
+    const sealed = await runHadirInProcess(
+      [
+        'keys',
+        'create',
+        '--account',
+        'c@example.com',
+        '--scope',
+        'kawinan=menu',
+        '--reveal-in-portal',
+        '--json',
+      ],
+      { databaseUrl },
+    );
+    expect(sealed.status).toBe(0);
+    expect(sealed.stdout).not.toMatch(/hadir_sk_/);
+    expect(JSON.parse(sealed.stdout)).toEqual({
+      id: expect.any(String),
+      expiresAt: expect.any(String),
+      revealInPortal: true,
+    });
+  });
+
   it('runs the demo: prints a working key and curl lines, serves, and stops cleanly', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'hadir-demo-'));
     const demo = await startHadir(['demo', '--port', '0'], { cwd, ready: /Stop with Ctrl\+C/ });

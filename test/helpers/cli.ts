@@ -4,6 +4,9 @@ import { runCli } from '../../src/cli/cli.ts';
 
 export const HADIR_BIN = fileURLToPath(new URL('../../bin/hadir', import.meta.url));
 
+/** Fixed server secrets for CLI runs in tests, so none is generated under the repository. */
+const TEST_SECRET_ENV = { CODE_HMAC_SECRET: '1'.repeat(64), KEY_SEAL_SECRET: '2'.repeat(64) };
+
 export interface CliResult {
   status: number | null;
   stdout: string;
@@ -18,7 +21,12 @@ export function runHadir(
   return new Promise((resolve, reject) => {
     const child = spawn(HADIR_BIN, args, {
       cwd: options.cwd,
-      env: { ...process.env, DATABASE_URL: options.databaseUrl, LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        ...TEST_SECRET_ENV,
+        DATABASE_URL: options.databaseUrl,
+        LOG_LEVEL: 'warn',
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -45,6 +53,7 @@ export function startHadir(
       cwd: options.cwd,
       env: {
         ...process.env,
+        ...TEST_SECRET_ENV,
         ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
         LOG_LEVEL: 'warn',
       },
@@ -90,7 +99,7 @@ export async function runHadirInProcess(
   let stdout = '';
   let stderr = '';
   const status = await runCli(args, {
-    env: { DATABASE_URL: options.databaseUrl, LOG_LEVEL: 'warn' },
+    env: { ...TEST_SECRET_ENV, DATABASE_URL: options.databaseUrl, LOG_LEVEL: 'warn' },
     stdout: (text) => {
       stdout += text;
     },
