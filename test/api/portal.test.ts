@@ -1,3 +1,4 @@
+import { hash } from '@node-rs/argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, setAccountActive } from '../../src/accounts/accounts.service.ts';
 import { openStore } from '../../src/db/connect.ts';
@@ -120,6 +121,30 @@ describe.each(ENGINES)('portal accounts on %s', (engine) => {
       mustChangePassword: false,
       stepUpValidUntil: null,
     });
+  });
+
+  it('rehashes a password made with older parameters at the next login', async () => {
+    const email = await newAccount();
+    const weak = await hash(PASSWORD, {
+      algorithm: 2,
+      memoryCost: 4096,
+      timeCost: 1,
+      parallelism: 1,
+    });
+    await t.store.db
+      .updateTable('accounts')
+      .set({ password_hash: weak })
+      .where('email', '=', email)
+      .execute();
+    expect((await request('POST', '/login', { body: { email, password: PASSWORD } })).body).toEqual(
+      { status: 'code_sent' },
+    );
+    const row = await t.store.db
+      .selectFrom('accounts')
+      .select('password_hash')
+      .where('email', '=', email)
+      .executeTakeFirstOrThrow();
+    expect(row.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
   });
 
   it('answers a wrong password and an unknown e-mail identically', async () => {
