@@ -162,37 +162,21 @@ export async function revokeAllDevices(
 
 /** One-time codes */
 
-export async function countCodesSince(
+/** How many codes of a purpose the account was sent since an instant, and when the first was. */
+export async function codesSentSince(
   db: Kysely<Database>,
   accountId: string,
   purpose: CodePurpose,
   since: number,
-) {
+): Promise<{ count: number; oldest: number | null }> {
   const row = await db
     .selectFrom('one_time_codes')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.min('created_at').as('oldest')])
     .where('account_id', '=', accountId)
     .where('purpose', '=', purpose)
     .where('created_at', '>', since)
     .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-export async function oldestCodeSince(
-  db: Kysely<Database>,
-  accountId: string,
-  purpose: CodePurpose,
-  since: number,
-) {
-  const row = await db
-    .selectFrom('one_time_codes')
-    .select('created_at')
-    .where('account_id', '=', accountId)
-    .where('purpose', '=', purpose)
-    .where('created_at', '>', since)
-    .orderBy('created_at')
-    .executeTakeFirst();
-  return row?.created_at;
+  return { count: Number(row.count), oldest: row.oldest === null ? null : Number(row.oldest) };
 }
 
 /** Stores a new code and retires every earlier open code of the same account and purpose. */

@@ -168,9 +168,12 @@ export function createPortalService(deps: PortalDeps) {
   ) {
     const now = clock.now();
     const since = now - CODE_SEND_WINDOW_MS;
-    if ((await repo.countCodesSince(db, account.id, purpose, since)) >= CODES_PER_SEND_WINDOW) {
-      const oldest = (await repo.oldestCodeSince(db, account.id, purpose, since)) ?? now;
-      throw rateLimited('too many codes requested', oldest + CODE_SEND_WINDOW_MS - now);
+    const sent = await repo.codesSentSince(db, account.id, purpose, since);
+    if (sent.count >= CODES_PER_SEND_WINDOW) {
+      throw rateLimited(
+        'too many codes requested',
+        (sent.oldest ?? now) + CODE_SEND_WINDOW_MS - now,
+      );
     }
     const code = generateCode();
     await repo.replaceCode(db, {
