@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
+import { ApiError } from '../errors.ts';
 import { requireKey } from '../http/key-auth.ts';
 import { CampaignParams, NoQuery, RespondentsQuerySchema } from './campaigns.schemas.ts';
 import type { CampaignService } from './campaigns.service.ts';
 import { parseInstant } from './instant.ts';
+import { decodeCursor } from './page-cursor.ts';
 
 /**
  * Bodies are serialised with plain JSON.stringify: the projection already decided every field, and
@@ -40,11 +42,29 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
       { schema: { params: CampaignParams, querystring: RespondentsQuerySchema } },
       async (request, reply) => {
         const key = requireKey(request);
-        const { page, limit, since } = request.query;
+        const { page, limit, since, cursor } = request.query;
         request.accessRecord = { campaignId: request.params.id };
+        if (cursor !== undefined && page !== undefined) {
+          throw new ApiError(
+            'invalid_parameter',
+            "query parameters 'page' and 'cursor' cannot be combined",
+          );
+        }
+        const decoded = cursor === undefined ? undefined : decodeCursor(cursor);
+        if (cursor !== undefined && !decoded) {
+          throw new ApiError(
+            'invalid_parameter',
+            "query parameter 'cursor' is not a cursor this service issued",
+          );
+        }
         // The schema's date-time format runs parseInstant too, so this always succeeds here.
         const sinceMs = since === undefined ? undefined : parseInstant(since);
-        const result = await service.respondents(key, request.params.id, { page, limit, sinceMs });
+        const result = await service.respondents(key, request.params.id, {
+          page: page ?? 1,
+          limit,
+          sinceMs,
+          ...(decoded ? { cursor: decoded } : {}),
+        });
         request.accessRecord.fieldKeys = result.servedFieldKeys;
         request.accessRecord.rows = result.data.length;
         return sendJson(reply, { data: result.data, meta: result.meta });

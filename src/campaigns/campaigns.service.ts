@@ -15,6 +15,7 @@ import {
 } from './campaigns.repository.ts';
 import type { AnswerValue, Projection } from './field-projection.ts';
 import { toIso } from './instant.ts';
+import { encodeCursor, type PageCursor } from './page-cursor.ts';
 import { nearestKnownEnd, type PageContext, PagePositions } from './page-positions.ts';
 import { ScopeProjections } from './scope-projections.ts';
 
@@ -43,18 +44,22 @@ export interface Respondent {
   fields: Record<string, AnswerValue>;
 }
 
-/** Spec, Page metadata. */
+/** Spec, Page metadata, plus `nextCursor` (an addition within v1: keyset paging that edits cannot skip). */
 export interface PageMeta {
   total: number;
   page: number;
   limit: number;
   totalPages: number;
+  /** Opaque; pass as `cursor` for the rows after this page. Null on the last page. */
+  nextCursor: string | null;
 }
 
 export interface RespondentsQuery {
   page: number;
   limit: number;
   sinceMs?: number;
+  /** When given, rows strictly after its position: `page` is then the cursor's. */
+  cursor?: PageCursor;
 }
 
 export interface RespondentsPage {
@@ -172,21 +177,27 @@ export function createCampaignService(db: Kysely<Database>): CampaignService {
             : await countRespondents(db, { campaignId, sinceMs: query.sinceMs });
       }
       const total = context.total;
+      const page = query.cursor?.page ?? query.page;
       const totalPages = Math.ceil(total / query.limit);
-      const meta: PageMeta = { total, page: query.page, limit: query.limit, totalPages };
+      const meta: PageMeta = { total, page, limit: query.limit, totalPages, nextCursor: null };
       const empty: RespondentsPage = { data: [], meta, servedFieldKeys: [] };
-      if (query.page > totalPages) return empty;
+      if (!query.cursor && page > totalPages) return empty;
 
-      const after = await pageStart(context, campaignId, query);
+      const after = query.cursor ? query.cursor.after : await pageStart(context, campaignId, query);
       if (after === undefined) return empty;
-      const rows = await findRespondentPage(
+      // One row more than the page tells whether another page follows, for nextCursor.
+      const fetched = await findRespondentPage(
         db,
         { campaignId, sinceMs: query.sinceMs, after },
-        query.limit,
+        query.limit + 1,
       );
+      const rows = fetched.slice(0, query.limit);
       const last = rows.at(-1);
       if (last && rows.length === query.limit) {
-        positions.remember(context, [[query.page, { submittedAt: last.submittedAt, id: last.id }]]);
+        const end = { submittedAt: last.submittedAt, id: last.id };
+        if (!query.cursor) positions.remember(context, [[page, end]]);
+        if (fetched.length > query.limit)
+          meta.nextCursor = encodeCursor({ after: end, page: page + 1 });
       }
 
       const served = new Array<boolean>(projection.fieldKeys.length).fill(false);

@@ -111,10 +111,17 @@ describe.each(ENGINES)('respondents on %s', (engine) => {
   });
 
   it('defaults to page 1 and limit 50 and computes meta from the matching rows', async () => {
-    expect((await page()).body.meta).toEqual({ total: 4, page: 1, limit: 50, totalPages: 1 });
+    expect((await page()).body.meta).toEqual({
+      total: 4,
+      page: 1,
+      limit: 50,
+      totalPages: 1,
+      nextCursor: null,
+    });
+    expect((await page('?limit=3')).body.meta.nextCursor).toEqual(expect.any(String));
     expect((await page('?limit=3&page=2')).body).toEqual({
       data: [expect.objectContaining({ id: 'r2' })],
-      meta: { total: 4, page: 2, limit: 3, totalPages: 2 },
+      meta: { total: 4, page: 2, limit: 3, totalPages: 2, nextCursor: null },
     });
   });
 
@@ -123,7 +130,7 @@ describe.each(ENGINES)('respondents on %s', (engine) => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       data: [],
-      meta: { total: 4, page: 9, limit: 3, totalPages: 2 },
+      meta: { total: 4, page: 9, limit: 3, totalPages: 2, nextCursor: null },
     });
   });
 
@@ -134,7 +141,10 @@ describe.each(ENGINES)('respondents on %s', (engine) => {
     const offset = await page(`?since=${encodeURIComponent('2026-11-01T16:59:59.999+07:00')}`);
     expect(offset.body.data.map((row: { id: string }) => row.id)).toEqual(['r0', 'r1', 'r2']);
     const none = await page('?since=2026-11-01T10:00:00Z');
-    expect(none.body).toEqual({ data: [], meta: { total: 0, page: 1, limit: 50, totalPages: 0 } });
+    expect(none.body).toEqual({
+      data: [],
+      meta: { total: 0, page: 1, limit: 50, totalPages: 0, nextCursor: null },
+    });
   });
 
   it('reads an unencoded + in the since offset, which arrives as a space', async () => {
@@ -156,6 +166,8 @@ describe.each(ENGINES)('respondents on %s', (engine) => {
     ['?since=2026-02-30T10:00:00Z', "query parameter 'since' must be an ISO-8601 date-time"],
     ['?pageSize=10', "unknown query parameter 'pageSize'"],
     ['?page=1&page=2', "query parameter 'page' must be a whole number"],
+    ['?cursor=bm9wZQ', "query parameter 'cursor' is not a cursor this service issued"],
+    ['?page=2&cursor=WzEsImEiLDJd', "query parameters 'page' and 'cursor' cannot be combined"],
   ])('rejects %s with 400 invalid_parameter naming it', async (query, message) => {
     const response = await page(query);
     expect(response.status).toBe(400);
@@ -237,5 +249,72 @@ describe.each(ENGINES)('paging while data changes on %s', (engine) => {
     });
     expect(response.body.data.filter((row: { id: string }) => row.id === 'a0')).toHaveLength(1);
     expect(response.body.meta.total).toBe(14);
+  });
+});
+
+describe.each(ENGINES)('cursor paging on %s', (engine) => {
+  let t: TestApp;
+  let key: string;
+  const at = (minute: number) => new Date(Date.UTC(2026, 10, 1, 8, minute)).toISOString();
+  const ids = (response: { body: { data: Array<{ id: string }> } }) =>
+    response.body.data.map((row) => row.id);
+
+  beforeAll(async () => {
+    t = await startTestApp(engine);
+    await seedCampaign(t.store, t.clock, {
+      id: 'walk',
+      respondents: Array.from({ length: 9 }, (_, i) => ({ id: `w${i}`, submittedAt: at(i) })),
+    });
+    ({ key } = await createTestKey(t.store, t.clock, [{ campaignId: 'walk', fields: [] }]));
+  });
+  afterAll(() => t.close());
+
+  async function walk(
+    edit?: (pageNumber: number) => Promise<void>,
+    mode: 'cursor' | 'page' = 'cursor',
+  ) {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let n = 1; n < 50; n++) {
+      const query =
+        mode === 'cursor' && cursor ? `?limit=3&cursor=${cursor}` : `?limit=3&page=${n}`;
+      const response = await t.get(`${BASE}/campaigns/walk/respondents${query}`, key);
+      seen.push(...ids(response));
+      await edit?.(n);
+      cursor = response.body.meta.nextCursor;
+      if (mode === 'cursor' ? cursor === null : n >= response.body.meta.totalPages) break;
+    }
+    return seen;
+  }
+
+  it('walks every row once by cursor, with nextCursor null on the last page', async () => {
+    const seen = await walk();
+    expect(seen).toEqual(Array.from({ length: 9 }, (_, i) => `w${i}`));
+  });
+
+  it('reports the page a cursor continues from', async () => {
+    const first = await t.get(`${BASE}/campaigns/walk/respondents?limit=3`, key);
+    const second = await t.get(
+      `${BASE}/campaigns/walk/respondents?limit=3&cursor=${first.body.meta.nextCursor}`,
+      key,
+    );
+    expect(second.body.meta).toMatchObject({ page: 2, limit: 3, total: 9, totalPages: 3 });
+    expect(ids(second)).toEqual(['w3', 'w4', 'w5']);
+  });
+
+  it('misses no row when rows are edited between pages, where page numbers skip one', async () => {
+    // An edit moves a row from page 1 to the end: every later row shifts left by one.
+    let minute = 100;
+    const editFirstRow = async (pageNumber: number) => {
+      if (pageNumber !== 1) return;
+      const first = await t.get(`${BASE}/campaigns/walk/respondents?limit=1`, key);
+      await importRespondents(t.store, t.clock, 'walk', [
+        { id: first.body.data[0].id, submittedAt: at(minute++) },
+      ]);
+    };
+    const byPage = await walk(editFirstRow, 'page');
+    expect(new Set(byPage).size).toBeLessThan(9);
+    const byCursor = await walk(editFirstRow, 'cursor');
+    expect(new Set(byCursor).size).toBe(9);
   });
 });
