@@ -1,0 +1,178 @@
+import { HadirApiError } from './errors.js';
+import { backoffDelay, isRetryableStatus, retryAfterSeconds, sleep } from './retry.js';
+import type { Campaign, Respondent, RespondentsPage, Summary } from './types.js';
+
+export interface RateLimitEvent {
+  url: string;
+  retryAfterSeconds: number;
+}
+
+export interface RetryEvent {
+  url: string;
+  attempt: number;
+  delayMs: number;
+  reason: string;
+}
+
+export interface HadirClientOptions {
+  /** The service root, e.g. https://hadir.example.com (the /developer/v1 prefix is added). */
+  baseUrl: string;
+  /** A `hadir_sk_…` key. Keep it on a server: never in browser code or a repository. */
+  apiKey: string;
+  /** Attempts after the first for 5xx answers and network errors (default 4). */
+  maxRetries?: number;
+  /** 429 answers waited out for one request before giving up (default 50). */
+  maxRateLimitWaits?: number;
+  retryBaseDelayMs?: number;
+  retryMaxDelayMs?: number;
+  /** Called before each wait on a 429 (R3). */
+  onRateLimit?: (event: RateLimitEvent) => void;
+  /** Called before each retry of a 5xx answer or a network error. */
+  onRetry?: (event: RetryEvent) => void;
+  signal?: AbortSignal;
+  /** For tests and custom transports. */
+  fetch?: typeof fetch;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export interface RespondentsOptions {
+  /** Only rows modified strictly after this instant (ISO-8601 with Z or an offset). */
+  since?: string;
+  /** Rows per request, 1 to 200 (default 200: fewest requests). */
+  limit?: number;
+  signal?: AbortSignal;
+}
+
+const PREFIX = '/developer/v1';
+/** Page-number passes are repeated while rows are missing (edits can shift rows past a page). */
+const MAX_PAGE_PASSES = 5;
+
+/**
+ * A client that follows the spec's rules for everyone: R1 typed optional fields, R2 paging by the
+ * fresh totalPages (or the server's cursor), R3 waiting out Retry-After on one connection at a
+ * time, and ids to upsert by (R4).
+ */
+export class HadirClient {
+  readonly #options: HadirClientOptions;
+  readonly #fetch: typeof fetch;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+
+  constructor(options: HadirClientOptions) {
+    if (!options.baseUrl) throw new TypeError('baseUrl is required');
+    if (!options.apiKey) throw new TypeError('apiKey is required');
+    this.#options = options;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#sleep = options.sleep ?? sleep;
+  }
+
+  /** The campaigns this key may read. */
+  async campaigns(signal?: AbortSignal): Promise<Campaign[]> {
+    const body = await this.#get<{ data: Campaign[] }>('/campaigns', {}, signal);
+    return body.data;
+  }
+
+  async summary(campaignId: string, signal?: AbortSignal): Promise<Summary> {
+    return this.#get<Summary>(`/campaigns/${encodeURIComponent(campaignId)}/summary`, {}, signal);
+  }
+
+  /**
+   * Every page of respondents in server order, never re-sorted. With a server that offers
+   * `meta.nextCursor` it follows the cursor; otherwise it pages until `page >= totalPages`, read
+   * fresh from each answer, and repeats the pass when the ids received do not cover `meta.total`.
+   */
+  async *respondentPages(
+    campaignId: string,
+    options: RespondentsOptions = {},
+  ): AsyncGenerator<RespondentsPage> {
+    const path = `/campaigns/${encodeURIComponent(campaignId)}/respondents`;
+    const base: Record<string, string> = { limit: String(options.limit ?? 200) };
+    if (options.since !== undefined) base.since = options.since;
+
+    for (let pass = 1; pass <= MAX_PAGE_PASSES; pass++) {
+      const seen = new Set<string>();
+      let total = 0;
+      let cursor: string | null | undefined;
+      for (let page = 1; ; page++) {
+        const query = cursor ? { ...base, cursor } : { ...base, page: String(page) };
+        const body = await this.#get<RespondentsPage>(path, query, options.signal);
+        for (const row of body.data) seen.add(row.id);
+        total = body.meta.total;
+        yield body;
+        if (body.meta.nextCursor !== undefined) {
+          // The server offers keyset paging: it cannot skip a row, so one pass is enough.
+          if (body.meta.nextCursor === null) return;
+          cursor = body.meta.nextCursor;
+        } else if (page >= body.meta.totalPages) {
+          break;
+        }
+      }
+      if (seen.size >= total) return;
+    }
+  }
+
+  /** Every respondent, row by row (see `respondentPages`). Upsert them by `id` (R4). */
+  async *respondents(
+    campaignId: string,
+    options: RespondentsOptions = {},
+  ): AsyncGenerator<Respondent> {
+    for await (const page of this.respondentPages(campaignId, options)) yield* page.data;
+  }
+
+  async #get<T>(path: string, query: Record<string, string>, signal?: AbortSignal): Promise<T> {
+    const url = new URL(`${this.#options.baseUrl.replace(/\/+$/, '')}${PREFIX}${path}`);
+    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+    const abort = signal ?? this.#options.signal;
+    const maxRetries = this.#options.maxRetries ?? 4;
+    const maxWaits = this.#options.maxRateLimitWaits ?? 50;
+    let failures = 0;
+    let waits = 0;
+    for (;;) {
+      let response: Response;
+      try {
+        response = await this.#fetch(url, {
+          headers: { authorization: `Bearer ${this.#options.apiKey}`, accept: 'application/json' },
+          ...(abort ? { signal: abort } : {}),
+        });
+      } catch (error) {
+        if (abort?.aborted || failures >= maxRetries) throw error;
+        await this.#backoff(url, ++failures, `network error: ${(error as Error).message}`, abort);
+        continue;
+      }
+      if (response.ok) return (await response.json()) as T;
+
+      const requestId = response.headers.get('x-request-id') ?? undefined;
+      if (response.status === 429 && waits < maxWaits) {
+        waits += 1;
+        const seconds = retryAfterSeconds(response.headers.get('retry-after')) ?? 1;
+        await response.body?.cancel();
+        this.#options.onRateLimit?.({ url: url.toString(), retryAfterSeconds: seconds });
+        await this.#sleep(seconds * 1000, abort);
+        continue;
+      }
+      if (isRetryableStatus(response.status) && response.status !== 429 && failures < maxRetries) {
+        await response.body?.cancel();
+        await this.#backoff(url, ++failures, `HTTP ${response.status}`, abort);
+        continue;
+      }
+      const envelope = (await response.json().catch(() => undefined)) as
+        | { error?: { code?: string; message?: string } }
+        | undefined;
+      throw new HadirApiError(
+        response.status,
+        envelope?.error?.code ?? 'unknown_error',
+        envelope?.error?.message ?? response.statusText,
+        requestId,
+      );
+    }
+  }
+
+  async #backoff(url: URL, attempt: number, reason: string, signal: AbortSignal | undefined) {
+    const delayMs = backoffDelay(
+      attempt,
+      this.#options.retryBaseDelayMs ?? 500,
+      this.#options.retryMaxDelayMs ?? 30_000,
+    );
+    this.#options.onRetry?.({ url: url.toString(), attempt, delayMs, reason });
+    await this.#sleep(delayMs, signal);
+  }
+}
