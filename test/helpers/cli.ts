@@ -109,3 +109,27 @@ export async function runHadirInProcess(
   });
   return { status, stdout, stderr };
 }
+
+/** Runs a program of the repository (e.g. a workspace package's bin) with extra environment. */
+export function runProgram(
+  path: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(fileURLToPath(new URL(`../../${path}`, import.meta.url)), args, {
+      env: { ...process.env, HADIR_API_KEY: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}

@@ -1,0 +1,241 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HadirClient } from '../../packages/client/src/index.ts';
+import { exportRows, Mirror, runSync, type SyncOptions } from '../../packages/sync/src/index.ts';
+import { importDocument } from '../../src/import/import.service.ts';
+import { parseImportDocument } from '../../src/import/import-document.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { runProgram } from '../helpers/cli.ts';
+import { createTestKey, importRespondents, seedCampaign } from '../helpers/factories.ts';
+import { createTestDatabaseUrl, ENGINES } from '../helpers/stores.ts';
+
+const at = (minute: number) => new Date(Date.UTC(2026, 10, 1, 0, minute)).toISOString();
+
+describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
+  let t: TestApp;
+  let baseUrl: string;
+  let apiKey: string;
+  let next = 0;
+
+  beforeAll(async () => {
+    t = await startTestApp('sqlite');
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    await seedCampaign(t.store, t.clock, {
+      id: 'pesta',
+      fields: [
+        { key: 'menu', type: 'RADIO' },
+        { key: 'alergi', type: 'CHECKBOX' },
+      ],
+      respondents: Array.from({ length: 45 }, (_, i) => ({
+        id: `p${String(i).padStart(3, '0')}`,
+        submittedAt: at(Math.floor(i / 3)),
+        answers: { menu: i % 2 ? 'Sate' : 'Soto', alergi: i % 5 ? [] : ['Kacang', 'Susu'] },
+      })),
+    });
+    next = 45;
+    ({ key: apiKey } = await createTestKey(t.store, t.clock, [
+      { campaignId: 'pesta', fields: ['menu', 'alergi'] },
+    ]));
+  });
+  afterAll(() => t.close());
+
+  const options = (overrides: Partial<SyncOptions> = {}): SyncOptions => ({
+    baseUrl,
+    apiKey,
+    campaigns: ['pesta'],
+    full: false,
+    lookBackMs: 5 * 60_000,
+    limit: 10,
+    ...overrides,
+  });
+  const mirrorUrl = async () =>
+    engine === 'sqlite'
+      ? `sqlite:${join(mkdtempSync(join(tmpdir(), 'hadir-mirror-')), 'mirror.sqlite')}`
+      : createTestDatabaseUrl('postgres');
+
+  /** The server's full data, as a fresh walk without since serves it. */
+  async function serverRows() {
+    const rows = [];
+    for await (const row of new HadirClient({ baseUrl, apiKey }).respondents('pesta'))
+      rows.push(row);
+    return rows.map((row) => ({
+      campaignId: 'pesta',
+      id: row.id,
+      submittedAt: row.submittedAt,
+      attendanceStatus: row.attendanceStatus,
+      fields: row.fields,
+      removedAt: null,
+    }));
+  }
+
+  it('ends equal to the server after rows are added and edited between runs', async () => {
+    const mirror = await Mirror.open(await mirrorUrl());
+    try {
+      const first = await runSync(options(), { mirror });
+      expect(first[0]).toMatchObject({ mode: 'incremental', since: null, rows: 45, pages: 5 });
+      expect(await mirror.rows()).toEqual(await serverRows());
+
+      await importRespondents(t.store, t.clock, 'pesta', [
+        { id: 'p000', submittedAt: at(40), answers: { menu: 'Rendang' } },
+        { id: `p${next++}`, submittedAt: at(41), answers: { menu: 'Sate' } },
+        // A late row whose submittedAt lags behind the watermark, within the look-back.
+        { id: `p${next++}`, submittedAt: at(13), answers: { menu: 'Soto' } },
+      ]);
+      const second = await runSync(options(), { mirror });
+      expect(second[0]?.since).toBe(new Date(Date.parse(at(14)) - 5 * 60_000).toISOString());
+      expect(await mirror.rows()).toEqual(await serverRows());
+      expect(second[0]?.watermark).toBe(new Date(Date.parse(at(41))).toISOString());
+    } finally {
+      await mirror.close();
+    }
+  });
+
+  it('is resumable: a run that fails part-way never moves the watermark, and the next run completes', async () => {
+    const mirror = await Mirror.open(await mirrorUrl());
+    try {
+      let pages = 0;
+      const dying: typeof fetch = async (input, init) => {
+        if (String(input).includes('/respondents') && ++pages === 3)
+          throw new TypeError('fetch failed: ECONNRESET');
+        return fetch(input, init);
+      };
+      await expect(
+        runSync(options(), { mirror, client: { fetch: dying, maxRetries: 0 } }),
+      ).rejects.toThrow('ECONNRESET');
+      expect(await mirror.watermark('pesta')).toBeNull();
+      expect((await mirror.rows()).length).toBe(20);
+
+      let calls = 0;
+      const flaky: typeof fetch = async (input, init) => {
+        calls += 1;
+        if (calls % 4 === 0)
+          return new Response('{"error":{"code":"internal_error","message":"x"}}', { status: 500 });
+        return fetch(input, init);
+      };
+      await runSync(options(), { mirror, client: { fetch: flaky, sleep: async () => {} } });
+      const rows = await mirror.rows();
+      expect(rows).toEqual(await serverRows());
+      expect(new Set(rows.map((row) => row.id)).size).toBe(rows.length);
+      expect(await mirror.watermark('pesta')).toBe(
+        rows
+          .map((row) => row.submittedAt)
+          .sort()
+          .at(-1),
+      );
+    } finally {
+      await mirror.close();
+    }
+  });
+
+  it('marks rows deleted on the server as removed on a full pass, never deleting them', async () => {
+    const mirror = await Mirror.open(await mirrorUrl());
+    try {
+      await runSync(options(), { mirror });
+      const victim = `p${next++}`;
+      await importRespondents(t.store, t.clock, 'pesta', [{ id: victim, submittedAt: at(50) }]);
+      await runSync(options(), { mirror });
+      await importDocument(
+        t.store,
+        t.clock,
+        parseImportDocument({ respondents: [{ id: victim, deleted: true }] }),
+      );
+      await runSync(options(), { mirror });
+      expect((await mirror.rows()).find((row) => row.id === victim)?.removedAt).toBeNull();
+      const full = await runSync(options({ full: true }), { mirror });
+      expect(full[0]).toMatchObject({ mode: 'full', removed: 1 });
+      const rows = await mirror.rows();
+      expect(rows.find((row) => row.id === victim)?.removedAt).toEqual(expect.any(String));
+      expect(
+        rows.filter((row) => row.removedAt === null).map(({ removedAt: _, ...row }) => row),
+      ).toEqual((await serverRows()).map(({ removedAt: _, ...row }) => row));
+    } finally {
+      await mirror.close();
+    }
+  });
+});
+
+describe('hadir-sync export and command line', () => {
+  it('exports an Excel-friendly CSV: BOM, CRLF, a column per field, multi-select joined, formulas defused', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'hadir-export-')), 'out.csv');
+    await exportRows(
+      [
+        {
+          campaignId: 'c',
+          id: 'r1',
+          submittedAt: at(1),
+          attendanceStatus: 'YES',
+          fields: { menu: 'Sate, "pedas"', alergi: ['Kacang', 'Susu'] },
+          removedAt: null,
+        },
+        {
+          campaignId: 'c',
+          id: 'r2',
+          submittedAt: at(2),
+          attendanceStatus: 'NO',
+          fields: { catatan: '=HYPERLINK("x")' },
+          removedAt: null,
+        },
+      ],
+      'csv',
+      file,
+    );
+    const text = readFileSync(file, 'utf8');
+    expect(text.startsWith('\uFEFF')).toBe(true);
+    expect(text.slice(1).split('\r\n')).toEqual([
+      'campaignId,id,submittedAt,attendanceStatus,removedAt,alergi,catatan,menu',
+      `c,r1,${at(1)},YES,,Kacang; Susu,,"Sate, ""pedas"""`,
+      `c,r2,${at(2)},NO,,,"'=HYPERLINK(""x"")",`,
+      '',
+    ]);
+  });
+
+  it('syncs and exports from the command line, reading the key from the environment and never printing it', async () => {
+    const t = await startTestApp('sqlite');
+    try {
+      await t.app.listen({ host: '127.0.0.1', port: 0 });
+      const baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+      await seedCampaign(t.store, t.clock, {
+        id: 'c',
+        respondents: [{ id: 'r1', submittedAt: at(1), answers: { menu: 'Sate' } }],
+      });
+      const { key } = await createTestKey(t.store, t.clock, [
+        { campaignId: 'c', fields: ['menu'] },
+      ]);
+      const folder = mkdtempSync(join(tmpdir(), 'hadir-sync-cli-'));
+      const result = await runProgram(
+        'packages/sync/bin/hadir-sync',
+        [
+          '--base-url',
+          baseUrl,
+          '--api-key-env',
+          'PARTNER_KEY',
+          '--all',
+          '--to',
+          `sqlite:${folder}/mirror.sqlite`,
+          '--export',
+          'csv',
+          `${folder}/out.csv`,
+        ],
+        { PARTNER_KEY: key },
+      );
+      expect(result.stderr + result.stdout).not.toContain(key);
+      expect(result.status).toBe(0);
+      expect(result.stdout).toContain('c: incremental sync, 1 rows in 1 pages');
+      expect(result.stdout).toContain(`exported 1 rows to ${folder}/out.csv`);
+      expect(readFileSync(`${folder}/out.csv`, 'utf8')).toContain(`c,r1,${at(1)},YES,,Sate`);
+      const missingKey = await runProgram(
+        'packages/sync/bin/hadir-sync',
+        ['--base-url', baseUrl, '--all', '--to', `sqlite:${folder}/m.sqlite`],
+        {},
+      );
+      expect(missingKey.status).toBe(1);
+      expect(missingKey.stderr).toContain('HADIR_API_KEY');
+    } finally {
+      await t.close();
+    }
+  });
+});
