@@ -8,7 +8,7 @@ import {
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestKey, importRespondents, seedCampaign } from '../helpers/factories.ts';
 
-const ROWS = 2000;
+const ROWS = 3000;
 const RATE_LIMIT = 10;
 
 describe('HadirClient against a real server', () => {
@@ -175,6 +175,35 @@ describe('HadirClient against a real server', () => {
       ids.add(row.id);
     expect([...ids].sort()).toEqual(['s0', 's1', 's2', 's3', 's4', 's5', 's6', 's7', 's8']);
     expect(firstPages).toBe(2);
+  });
+
+  it('in cursor mode, misses no row when rows are edited between pages', async () => {
+    t.clock.advance(60_000);
+    await seedCampaign(t.store, t.clock, {
+      id: 'kursor',
+      respondents: Array.from({ length: 9 }, (_, i) => ({
+        id: `c${i}`,
+        submittedAt: `2026-11-01T00:0${i}:00Z`,
+      })),
+    });
+    const { key } = await createTestKey(t.store, t.clock, [{ campaignId: 'kursor', fields: [] }]);
+    let pages = 0;
+    const editing: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (String(input).includes('/respondents') && ++pages === 1) {
+        await importRespondents(t.store, t.clock, 'kursor', [
+          { id: 'c0', submittedAt: '2026-11-02T00:00:00Z' },
+        ]);
+      }
+      return response;
+    };
+    const ids: string[] = [];
+    for await (const row of client({ apiKey: key, fetch: editing }).respondents('kursor', {
+      limit: 3,
+    }))
+      ids.push(row.id);
+    expect(new Set(ids)).toEqual(new Set(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'c7', 'c8']));
+    expect(pages).toBe(4);
   });
 
   it('stops when its AbortSignal fires during a wait', async () => {

@@ -11,6 +11,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { runProgram } from '../helpers/cli.ts';
 import { createTestKey, importRespondents, seedCampaign } from '../helpers/factories.ts';
 import { createTestDatabaseUrl, ENGINES } from '../helpers/stores.ts';
+import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 1, 0, minute)).toISOString();
 
@@ -94,6 +95,53 @@ describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
     }
   });
 
+  it('ends equal to the server when rows are added and edited while it pages', async () => {
+    const mirror = await Mirror.open(await mirrorUrl());
+    try {
+      let pages = 0;
+      const busy: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init);
+        if (String(input).includes('/respondents') && ++pages === 2) {
+          await importRespondents(t.store, t.clock, 'pesta', [
+            { id: 'p001', submittedAt: at(60), answers: { menu: 'Gado-gado' } },
+            { id: `p${next++}`, submittedAt: at(61) },
+          ]);
+        }
+        return response;
+      };
+      await runSync(options(), { mirror, client: { fetch: busy } });
+      expect(await mirror.rows()).toEqual(await serverRows());
+    } finally {
+      await mirror.close();
+    }
+  });
+
+  it('survives the server going away mid-sync: the next run completes', async () => {
+    const proxy = await startTcpProxy(Number(new URL(baseUrl).port));
+    const mirror = await Mirror.open(await mirrorUrl());
+    try {
+      let pages = 0;
+      const cutting: typeof fetch = async (input, init) => {
+        if (String(input).includes('/respondents') && ++pages === 3) await proxy.cut();
+        return fetch(input, init);
+      };
+      const viaProxy = options({ baseUrl: `http://127.0.0.1:${proxy.port}` });
+      await expect(
+        runSync(viaProxy, {
+          mirror,
+          client: { fetch: cutting, maxRetries: 1, sleep: async () => {} },
+        }),
+      ).rejects.toThrow();
+      expect(await mirror.watermark('pesta')).toBeNull();
+      await proxy.restore();
+      await runSync(viaProxy, { mirror });
+      expect(await mirror.rows()).toEqual(await serverRows());
+    } finally {
+      await mirror.close();
+      await proxy.close();
+    }
+  });
+
   it('is resumable: a run that fails part-way never moves the watermark, and the next run completes', async () => {
     const mirror = await Mirror.open(await mirrorUrl());
     try {
@@ -136,7 +184,7 @@ describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
     try {
       await runSync(options(), { mirror });
       const victim = `p${next++}`;
-      await importRespondents(t.store, t.clock, 'pesta', [{ id: victim, submittedAt: at(50) }]);
+      await importRespondents(t.store, t.clock, 'pesta', [{ id: victim, submittedAt: at(70) }]);
       await runSync(options(), { mirror });
       await importDocument(
         t.store,
