@@ -41,9 +41,12 @@ function progressReporter(stream: NodeJS.WriteStream) {
   let lastLogged = 0;
   return {
     update(progress: SyncProgress) {
-      const line = `${progress.campaignId}: ${progress.rows.toLocaleString('en')} rows · ${progress.pages} pages · ${progress.rateLimitWaits} rate-limit waits`;
+      const line = `${progress.campaignId}: ${progress.rows.toLocaleString('en')}/${progress.total.toLocaleString('en')} rows · ${progress.pages} pages · ${progress.rateLimitWaits} rate-limit waits`;
       if (tty) {
-        stream.write(`\r\x1b[2K${line}`);
+        const share = progress.total === 0 ? 1 : Math.min(1, progress.rows / progress.total);
+        const filled = Math.round(share * 20);
+        const bar = `[${'█'.repeat(filled)}${'░'.repeat(20 - filled)}] ${String(Math.round(share * 100)).padStart(3)}%`;
+        stream.write(`\r\x1b[2K${bar} ${line}`);
       } else if (progress.pages - lastLogged >= 10 || progress.pages === 1) {
         lastLogged = progress.pages;
         stream.write(`${line}\n`);

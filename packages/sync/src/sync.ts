@@ -17,6 +17,8 @@ export interface SyncProgress {
   campaignId: string;
   rows: number;
   pages: number;
+  /** The matching rows the server reported on its latest page (grows as RSVPs arrive). */
+  total: number;
   rateLimitWaits: number;
 }
 
@@ -85,7 +87,13 @@ export async function runSync(options: SyncOptions, deps: SyncDeps): Promise<Cam
           maxSubmittedAt = row.submittedAt;
       }
       pages += 1;
-      deps.onProgress?.({ campaignId, rows: seen.size, pages, rateLimitWaits: waits });
+      deps.onProgress?.({
+        campaignId,
+        rows: seen.size,
+        pages,
+        total: page.meta.total,
+        rateLimitWaits: waits,
+      });
     }
     const removed = options.full
       ? await deps.mirror.markRemovedExcept(campaignId, seen, now().toISOString())
