@@ -1,33 +1,66 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { ApiError } from '../errors.ts';
+import { errorResponses } from '../http/error-responses.ts';
 import { requireKey } from '../http/key-auth.ts';
-import { CampaignParams, NoQuery, RespondentsQuerySchema } from './campaigns.schemas.ts';
+import {
+  CampaignParams,
+  CampaignsResponse,
+  NoQuery,
+  RespondentsQuerySchema,
+  RespondentsResponse,
+  SummaryResponse,
+} from './campaigns.schemas.ts';
 import type { CampaignService } from './campaigns.service.ts';
 import { parseInstant } from './instant.ts';
 import { decodeCursor } from './page-cursor.ts';
 
 /**
  * Bodies are serialised with plain JSON.stringify: the projection already decided every field, and
- * a generic schema for `fields` would only slow the hot path down.
+ * a generic schema for `fields` would only slow the hot path down. (A string payload skips the
+ * response schemas, which document the bodies and are checked against them by the contract tests.)
  */
 function sendJson(reply: FastifyReply, body: unknown): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(JSON.stringify(body));
 }
 
+const DATA = { tags: ['Data'], security: [{ apiKey: [] }] };
+
 /** The three data endpoints of spec, Endpoints. Every one is GET and changes nothing. */
 export function campaignRoutes(service: CampaignService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.get('/campaigns', { schema: { querystring: NoQuery } }, async (request, reply) => {
-      const key = requireKey(request);
-      const data = await service.listCampaigns(key);
-      request.accessRecord = { rows: data.length };
-      return sendJson(reply, { data });
-    });
+    app.get(
+      '/campaigns',
+      {
+        schema: {
+          ...DATA,
+          summary: "The campaigns in the key's scope",
+          description: 'A key with no campaigns gets { data: [] }, not an error.',
+          querystring: NoQuery,
+          response: { 200: CampaignsResponse, ...errorResponses(400, 401, 429, 500, 503) },
+        },
+      },
+      async (request, reply) => {
+        const key = requireKey(request);
+        const data = await service.listCampaigns(key);
+        request.accessRecord = { rows: data.length };
+        return sendJson(reply, { data });
+      },
+    );
 
     app.get(
       '/campaigns/:id/summary',
-      { schema: { params: CampaignParams, querystring: NoQuery } },
+      {
+        schema: {
+          ...DATA,
+          summary: 'Attendance totals and per-question breakdowns of a campaign',
+          description:
+            'totals are not subject to the allow-list and may gain counters; breakdowns cover allow-listed RADIO and SELECT fields only. 403 for a campaign outside the scope, 404 for one that does not exist.',
+          params: CampaignParams,
+          querystring: NoQuery,
+          response: { 200: SummaryResponse, ...errorResponses(400, 401, 403, 404, 429, 500, 503) },
+        },
+      },
       async (request, reply) => {
         const key = requireKey(request);
         request.accessRecord = { campaignId: request.params.id };
@@ -39,7 +72,26 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
 
     app.get(
       '/campaigns/:id/respondents',
-      { schema: { params: CampaignParams, querystring: RespondentsQuerySchema } },
+      {
+        schema: {
+          ...DATA,
+          summary: 'Respondent rows of a campaign, one page at a time',
+          description: [
+            'Ordered by submittedAt, then id. Follow the four rules:',
+            'R1: fields vary per key; a field outside the allow-list or left blank is absent, never null.',
+            'R2: page until page >= meta.totalPages, read fresh from every response; a short page is not the last page.',
+            'R3: on 429 wait Retry-After seconds, then retry the same request.',
+            'R4: submittedAt is a last-modified time: store rows by id and upsert. For incremental syncs pass since = the largest submittedAt stored, advanced only after a whole sync succeeded.',
+            'Cursor paging (an addition within v1): pass meta.nextCursor as cursor= instead of page, with the same since and limit, to read the rows after that page; unlike page numbers it cannot skip a row that moved because it was edited. page with cursor is a 400. Unknown query parameters are rejected.',
+          ].join('\n\n'),
+          params: CampaignParams,
+          querystring: RespondentsQuerySchema,
+          response: {
+            200: RespondentsResponse,
+            ...errorResponses(400, 401, 403, 404, 429, 500, 503),
+          },
+        },
+      },
       async (request, reply) => {
         const key = requireKey(request);
         const { page, limit, since, cursor } = request.query;

@@ -47,3 +47,99 @@ export const RespondentsQuerySchema = Type.Object(
   { additionalProperties: false },
 );
 export type RespondentsQueryInput = Static<typeof RespondentsQuerySchema>;
+
+const Instant = Type.String({ format: 'date-time', description: 'ISO-8601 in UTC.' });
+
+/** Spec, Campaign (list item). */
+export const CampaignSchema = Type.Object(
+  {
+    id: Type.String({ description: 'Use it in the other endpoints.' }),
+    slug: Type.String(),
+    title: Type.String(),
+    eventDate: Type.Union([Instant, Type.Null()]),
+    location: Type.Union([Type.String(), Type.Null()]),
+    responseCount: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+);
+
+export const CampaignsResponse = Type.Object(
+  { data: Type.Array(CampaignSchema) },
+  { additionalProperties: false },
+);
+
+/** Spec, Summary. `totals` may gain counters: clients read the ones they know. */
+export const SummaryResponse = Type.Object(
+  {
+    campaign: Type.Object(
+      { id: Type.String(), slug: Type.String(), title: Type.String() },
+      { additionalProperties: false },
+    ),
+    totals: Type.Object(
+      {
+        responses: Type.Integer({ minimum: 0 }),
+        attending: Type.Integer({ minimum: 0 }),
+        notAttending: Type.Integer({ minimum: 0 }),
+        maybe: Type.Integer({ minimum: 0, description: 'An added counter (spec, Versioning).' }),
+      },
+      {
+        additionalProperties: Type.Integer(),
+        description: 'Not subject to the allow-list. New counters may appear.',
+      },
+    ),
+    breakdowns: Type.Record(
+      Type.String(),
+      Type.Record(Type.String(), Type.Integer({ minimum: 0 })),
+      {
+        description:
+          'Field key to (answer value to count), for allow-listed RADIO and SELECT fields only; {} when none qualifies.',
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Spec, Respondent. */
+export const RespondentSchema = Type.Object(
+  {
+    id: Type.String({ description: 'Stable and permanent: the upsert key (R4).' }),
+    submittedAt: Type.String({
+      format: 'date-time',
+      description: 'LAST-MODIFIED time: set at first submission and bumped on every edit (R4).',
+    }),
+    attendanceStatus: Type.Union([Type.Literal('YES'), Type.Literal('NO'), Type.Literal('MAYBE')], {
+      description: 'Always present, whatever the allow-list.',
+    }),
+    fields: Type.Record(Type.String(), Type.Union([Type.String(), Type.Array(Type.String())]), {
+      description:
+        'R1: only allow-listed, answered keys; a key is never null. Multi-select answers are arrays; numbers and booleans arrive as strings. ipAddress, token and guestToken are never present.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const PageMetaSchema = Type.Object(
+  {
+    total: Type.Integer({
+      minimum: 0,
+      description: 'Rows matching this request (since included).',
+    }),
+    page: Type.Integer({ minimum: 1 }),
+    limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_LIMIT }),
+    totalPages: Type.Integer({
+      minimum: 0,
+      description:
+        'R2: page until page >= totalPages, read fresh from every response; a short page is not the last.',
+    }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Pass as cursor= for the rows after this page (keyset: edits cannot make it skip a row); null on the last page.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const RespondentsResponse = Type.Object(
+  { data: Type.Array(RespondentSchema), meta: PageMetaSchema },
+  { additionalProperties: false },
+);

@@ -4,15 +4,26 @@ import type {
 } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
+import { errorResponses } from '../http/error-responses.ts';
 import { bearerToken } from '../keys/key-format.ts';
 import { coarseDeviceLabel } from './device-label.ts';
 import {
   ChangePasswordBody,
+  DevicesResponse,
   IdParams,
+  KeysResponse,
   LoginBody,
+  LoginResponse,
+  MeResponse,
+  PasswordChangedResponse,
+  RevealResponse,
+  RevokedResponse,
   RotateBody,
+  RotateResponse,
   StepUpBody,
+  StepUpResponse,
   VerifyOtpBody,
+  VerifyOtpResponse,
 } from './portal.schemas.ts';
 import type { ClientContext, PortalService, SessionPrincipal } from './portal.service.ts';
 
@@ -36,6 +47,22 @@ function clientOf(request: FastifyRequest, deviceLabel?: string): ClientContext 
   };
 }
 
+/** OpenAPI metadata of a portal route; protected routes take the session as a bearer token. */
+function doc<T extends object>(
+  summary: string,
+  description: string,
+  schema: T,
+  isProtected = true,
+) {
+  return {
+    tags: ['Portal'],
+    summary,
+    description,
+    ...(isProtected ? { security: [{ session: [] }] } : { security: [] }),
+    ...schema,
+  };
+}
+
 /** step-up and rotate take an optional body: no body at all means `{}`. */
 async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
   request.body ??= {};
@@ -49,12 +76,37 @@ function principalOf(request: FastifyRequest): SessionPrincipal {
 /** Spec, "Portal account endpoints", plus the key reveal and rotation that step-up guards. */
 export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
   return async (app) => {
-    app.post('/login', { schema: { body: LoginBody } }, async (request) =>
-      portal.login(request.body, clientOf(request)),
+    app.post(
+      '/login',
+      {
+        schema: doc(
+          'Password login',
+          'With a valid, unexpired deviceToken it returns a session; otherwise it e-mails a 6-digit code. A wrong password and an unknown e-mail answer the same 401 invalid_credentials.',
+          {
+            body: LoginBody,
+            response: { 200: LoginResponse, ...errorResponses(400, 401, 413, 429, 500, 503) },
+          },
+          false,
+        ),
+      },
+      async (request) => portal.login(request.body, clientOf(request)),
     );
 
-    app.post('/verify-otp', { schema: { body: VerifyOtpBody } }, async (request) =>
-      portal.verifyOtp(request.body, clientOf(request, request.body.deviceLabel)),
+    app.post(
+      '/verify-otp',
+      {
+        schema: doc(
+          'Exchange the e-mailed code for a session',
+          'With rememberDevice true it also issues a trusted-device token valid 30 days. Codes: 10 minutes, 5 tries, the newest replaces older ones.',
+          {
+            body: VerifyOtpBody,
+            response: { 200: VerifyOtpResponse, ...errorResponses(400, 401, 413, 429, 500) },
+          },
+          false,
+        ),
+      },
+      async (request) =>
+        portal.verifyOtp(request.body, clientOf(request, request.body.deviceLabel)),
     );
 
     await app.register(async (scope) => {
@@ -83,7 +135,17 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
 
       protectedRoutes.post(
         '/change-password',
-        { schema: { body: ChangePasswordBody }, config: { allowedBeforePasswordChange: true } },
+        {
+          schema: doc(
+            'Change the password',
+            'Clears mustChangePassword, ends every other session and revokes every trusted device.',
+            {
+              body: ChangePasswordBody,
+              response: { 200: PasswordChangedResponse, ...errorResponses(400, 401, 429, 500) },
+            },
+          ),
+          config: { allowedBeforePasswordChange: true },
+        },
         async (request) =>
           portal.changePassword(principalOf(request), request.body, clientOf(request)),
       );
@@ -99,16 +161,54 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
         },
       );
 
-      protectedRoutes.get('/devices', async (request) => portal.listDevices(principalOf(request)));
-
-      protectedRoutes.delete('/devices/:id', { schema: { params: IdParams } }, async (request) =>
-        portal.revokeDevice(principalOf(request), request.params.id, clientOf(request)),
+      protectedRoutes.get(
+        '/devices',
+        {
+          schema: doc('List trusted devices', 'Never includes their tokens.', {
+            response: { 200: DevicesResponse, ...errorResponses(401, 403, 500) },
+          }),
+        },
+        async (request) => portal.listDevices(principalOf(request)),
       );
 
-      protectedRoutes.get('/keys', async (request) => portal.listKeys(principalOf(request)));
+      protectedRoutes.delete(
+        '/devices/:id',
+        {
+          schema: doc('Revoke a trusted device', 'Its next login needs an e-mailed code again.', {
+            params: IdParams,
+            response: { 200: RevokedResponse, ...errorResponses(401, 403, 404, 500) },
+          }),
+        },
+        async (request) =>
+          portal.revokeDevice(principalOf(request), request.params.id, clientOf(request)),
+      );
 
-      protectedRoutes.post('/keys/:id/reveal', { schema: { params: IdParams } }, async (request) =>
-        portal.revealKey(principalOf(request), request.params.id, clientOf(request)),
+      protectedRoutes.get(
+        '/keys',
+        {
+          schema: doc(
+            "List the account's API keys",
+            'Never the keys themselves: hint is their last 4 characters.',
+            { response: { 200: KeysResponse, ...errorResponses(401, 403, 500) } },
+          ),
+        },
+        async (request) => portal.listKeys(principalOf(request)),
+      );
+
+      protectedRoutes.post(
+        '/keys/:id/reveal',
+        {
+          schema: doc(
+            'Reveal a key once',
+            'For a key the operator created with --reveal-in-portal; needs a step-up. 409 already_revealed after the first time.',
+            {
+              params: IdParams,
+              response: { 200: RevealResponse, ...errorResponses(401, 403, 404, 409, 500) },
+            },
+          ),
+        },
+        async (request) =>
+          portal.revealKey(principalOf(request), request.params.id, clientOf(request)),
       );
 
       protectedRoutes.post(

@@ -55,3 +55,122 @@ export const RotateBody = Type.Object(
   { overlapHours: Type.Optional(Type.Integer({ minimum: 0, maximum: 168, default: 24 })) },
   { additionalProperties: false },
 );
+
+const Instant = Type.String({ format: 'date-time' });
+const Session = Type.Object(
+  {
+    token: Type.String({
+      description: 'hadir_ses_ + 64 hex: send as Authorization: Bearer on protected calls.',
+    }),
+    expiresAt: Type.String({
+      format: 'date-time',
+      description: 'The absolute end (12 h); 30 idle minutes also end it.',
+    }),
+  },
+  { additionalProperties: false },
+);
+const status = <T extends string>(value: T) => Type.Literal(value);
+
+export const LoginResponse = Type.Union([
+  Type.Object({ status: status('code_sent') }, { additionalProperties: false }),
+  Type.Object(
+    { status: status('authenticated'), session: Session },
+    { additionalProperties: false },
+  ),
+]);
+
+export const VerifyOtpResponse = Type.Object(
+  {
+    session: Session,
+    trustedDevice: Type.Optional(
+      Type.Object(
+        {
+          id: Type.String(),
+          token: Type.String({
+            description: 'hadir_dev_ + 64 hex, shown once: send as deviceToken on later logins.',
+          }),
+          label: Type.String(),
+          expiresAt: Instant,
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const StepUpResponse = Type.Union([
+  Type.Object({ status: status('code_sent') }, { additionalProperties: false }),
+  Type.Object({ status: status('verified'), validUntil: Instant }, { additionalProperties: false }),
+]);
+
+export const MeResponse = Type.Object(
+  {
+    id: Type.String(),
+    email: Type.String(),
+    mustChangePassword: Type.Boolean(),
+    stepUpValidUntil: Type.Union([Instant, Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
+export const PasswordChangedResponse = Type.Object(
+  { status: status('password_changed') },
+  { additionalProperties: false },
+);
+
+export const DevicesResponse = Type.Object(
+  {
+    data: Type.Array(
+      Type.Object(
+        {
+          id: Type.String(),
+          label: Type.String(),
+          createdAt: Instant,
+          lastUsedAt: Type.Union([Instant, Type.Null()]),
+          expiresAt: Instant,
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const RevokedResponse = Type.Object(
+  { status: status('revoked') },
+  { additionalProperties: false },
+);
+
+export const KeysResponse = Type.Object(
+  {
+    data: Type.Array(
+      Type.Object(
+        {
+          id: Type.String(),
+          name: Type.String(),
+          hint: Type.String({ description: 'The last 4 characters of the key.' }),
+          status: Type.Union([status('active'), status('revoked'), status('expired')]),
+          createdAt: Instant,
+          expiresAt: Instant,
+          lastUsedAt: Type.Union([Instant, Type.Null()]),
+          campaigns: Type.Array(
+            Type.Object(
+              { id: Type.String(), fields: Type.Array(Type.String()) },
+              { additionalProperties: false },
+            ),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const RevealResponse = Type.Object({ key: Type.String() }, { additionalProperties: false });
+
+export const RotateResponse = Type.Object(
+  { id: Type.String(), key: Type.String(), previousKeyValidUntil: Instant },
+  { additionalProperties: false },
+);

@@ -1,0 +1,22 @@
+/** Writes openapi/openapi.json from the route schemas; a test fails when the committed copy is stale. */
+import { writeFileSync } from 'node:fs';
+import pino from 'pino';
+import { buildApp } from '../src/app.ts';
+import { systemClock } from '../src/clock.ts';
+import { openStore } from '../src/db/connect.ts';
+import { renderOpenApi } from '../src/docs/openapi.ts';
+
+const store = openStore('sqlite::memory:');
+const app = await buildApp({
+  store,
+  clock: systemClock,
+  logger: pino({ level: 'silent' }),
+  config: { rateLimitPerMinute: 120, anonymousRateLimitPerMinute: 60 },
+  secrets: { codeHmacKey: Buffer.alloc(32), keySealKey: Buffer.alloc(32) },
+  mailer: { send: async () => {}, close: () => {} },
+  portal: { sessionIdleMs: 1, sessionAbsoluteMs: 1, addressAttemptsPerMinute: 1 },
+});
+await app.ready();
+writeFileSync('openapi/openapi.json', renderOpenApi(app).json);
+await app.close();
+await store.close();

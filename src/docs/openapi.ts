@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+
+export const API_VERSION = '1.0.0';
+
+/** Sorts object keys at every depth, so the generated document diffs cleanly. */
+export function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+  );
+}
+
+/**
+ * Registers the OpenAPI generator: every route's schema (the same one that validates requests and
+ * shapes responses) becomes part of the document. Register before the routes.
+ */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Hadir RSVP data API',
+        version: API_VERSION,
+        description: [
+          'Read-only access for approved third parties to RSVP campaign data: campaigns, attendance totals, per-question breakdowns and respondent rows.',
+          'Every data request is a GET with an API key as bearer token. A key reads an explicit list of campaigns, and within each an explicit allow-list of field keys; the operator sets both.',
+          'The four client rules: R1 the field set varies per key (absent, never null); R2 page until page >= meta.totalPages, read fresh each time; R3 on 429 wait Retry-After seconds and retry the same request; R4 submittedAt is last-modified: upsert by id.',
+          'Limits: 120 requests per minute per key (RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset on every data response); limit 1 to 200, default 50. Timestamps are UTC; campaign data is Indonesian, shown in Asia/Jakarta by preference.',
+          'Errors are { "error": { "code", "message" } }. Bad parameters are always 400 invalid_parameter (the spec names 400 and 422). Every response carries X-Request-Id.',
+        ].join('\n\n'),
+      },
+      tags: [
+        { name: 'Data', description: 'The read-only data interface (API key).' },
+        {
+          name: 'Portal',
+          description: 'Account sign-in, devices, step-up and key management (session).',
+        },
+      ],
+      components: {
+        securitySchemes: {
+          apiKey: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat:
+              'hadir_sk_ followed by 64 lowercase hex characters (an opaque key, not a JWT)',
+            description: 'Issued by the operator and shown once. Server-side use only.',
+          },
+          session: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'hadir_ses_ followed by 64 lowercase hex characters',
+            description: 'From POST /developer/auth/verify-otp (or login with a trusted device).',
+          },
+        },
+      },
+    },
+  });
+}
+
+export interface OpenApiDocument {
+  json: string;
+  etag: string;
+}
+
+/** The document as served: sorted JSON and its strong ETag, computed once. */
+export function renderOpenApi(app: FastifyInstance): OpenApiDocument {
+  const json = `${JSON.stringify(sortKeys(app.swagger()), null, 2)}\n`;
+  return { json, etag: `"${createHash('sha256').update(json).digest('base64url')}"` };
+}

@@ -1,0 +1,49 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+
+/** Spec, Error envelope: used for every error. */
+export const ErrorEnvelope = Type.Object(
+  {
+    error: Type.Object(
+      {
+        code: Type.String({ description: 'A stable snake_case code, e.g. invalid_parameter.' }),
+        message: Type.String({
+          description: 'What is wrong, in words; may change between releases.',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const RETRY_AFTER = {
+  'retry-after': {
+    type: 'integer',
+    description: 'Seconds to wait before retrying the same request.',
+  },
+};
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'invalid_parameter: a bad or unknown parameter or body field (the spec allows 400 or 422; this service always answers 400). Fix the request; do not retry.',
+  401: 'unauthorized (a key or session missing, malformed, unknown, revoked or expired, or its account deactivated), or invalid_credentials / invalid_code on the portal. Do not retry with the same credentials.',
+  403: "forbidden: the campaign exists but is outside the key's scope (portal: step_up_required or password_change_required). Do not retry.",
+  404: 'not_found: no such campaign (or it was deleted), key, device or route. Do not retry.',
+  409: 'conflict, already_revealed or not_revealable.',
+  413: 'payload_too_large: the body is over the limit.',
+  429: 'rate_limited: wait Retry-After seconds, then retry the same request (R3). Do not open parallel connections to get around it.',
+  500: 'internal_error: an unexpected failure, logged under the X-Request-Id. Retry once with backoff, then alert.',
+  503: 'service_unavailable: the store (or mail) is unreachable. Retry after Retry-After seconds.',
+};
+
+/** The error responses of a route, each the envelope with a description of when it happens. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  const responses: Record<number, TSchema> = {};
+  for (const status of statuses) {
+    responses[status] = Type.Object(ErrorEnvelope.properties, {
+      additionalProperties: false,
+      description: DESCRIPTIONS[status] ?? 'An error.',
+      ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
+    });
+  }
+  return responses;
+}

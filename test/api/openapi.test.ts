@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import { validate } from '@readme/openapi-parser';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestKey, seedCampaign } from '../helpers/factories.ts';
+
+const BASE = '/developer/v1';
+
+describe('the OpenAPI document', () => {
+  let t: TestApp;
+  let document: any;
+
+  beforeAll(async () => {
+    // Six key requests in the contract test, so its seventh is the 429 it checks.
+    t = await startTestApp('sqlite', { rateLimitPerMinute: 6 });
+    document = (await t.get(`${BASE}/openapi.json`)).body;
+  });
+  afterAll(() => t.close());
+
+  it('is served without a key, cacheable, with a strong ETag and 304 on a match', async () => {
+    const response = await t.get(`${BASE}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.headers['cache-control']).toBe('public, max-age=300');
+    expect(response.headers.etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    const again = await t.get(`${BASE}/openapi.json`, undefined, {
+      'if-none-match': String(response.headers.etag),
+    });
+    expect(again.status).toBe(304);
+  });
+
+  it('passes a real OpenAPI validator', async () => {
+    await expect(validate(structuredClone(document))).resolves.toMatchObject({ valid: true });
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe('1.0.0');
+  });
+
+  it('is the committed openapi/openapi.json (run npm run openapi after changing a route)', () => {
+    const committed = JSON.parse(
+      readFileSync(new URL('../../openapi/openapi.json', import.meta.url), 'utf8'),
+    );
+    expect(document).toEqual(committed);
+  });
+
+  it('describes every endpoint, its parameters with their bounds, its errors and its security', () => {
+    const paths = Object.keys(document.paths);
+    for (const path of [
+      `${BASE}/campaigns`,
+      `${BASE}/campaigns/{id}/summary`,
+      `${BASE}/campaigns/{id}/respondents`,
+      '/developer/auth/login',
+      '/developer/auth/verify-otp',
+      '/developer/auth/step-up',
+      '/developer/auth/me',
+      '/developer/auth/change-password',
+      '/developer/auth/devices',
+      '/developer/auth/devices/{id}',
+      '/developer/auth/keys',
+      '/developer/auth/keys/{id}/reveal',
+      '/developer/auth/keys/{id}/rotate',
+    ]) {
+      expect(paths).toContain(path);
+    }
+    const respondents = document.paths[`${BASE}/campaigns/{id}/respondents`].get;
+    const parameter = (name: string) =>
+      respondents.parameters.find((p: { name: string }) => p.name === name);
+    expect(parameter('limit').schema).toMatchObject({ minimum: 1, maximum: 200, default: 50 });
+    expect(parameter('page').schema).toMatchObject({ minimum: 1 });
+    expect(parameter('since').schema).toMatchObject({ format: 'date-time' });
+    expect(parameter('cursor')).toBeDefined();
+    expect(Object.keys(respondents.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '429',
+      '500',
+      '503',
+    ]);
+    expect(respondents.responses['429'].headers['retry-after']).toBeDefined();
+    expect(respondents.security).toEqual([{ apiKey: [] }]);
+    for (const rule of ['R1', 'R2', 'R3', 'R4']) expect(respondents.description).toContain(rule);
+    expect(document.components.securitySchemes.apiKey).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
+    expect(document.components.securitySchemes.apiKey.bearerFormat).toContain('hadir_sk_');
+  });
+
+  it('matches what the server really sends (contract)', async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    ajvFormats.default(ajv);
+    const check = (path: string, status: number, body: unknown) => {
+      const schema =
+        document.paths[path].get.responses[String(status)].content['application/json'].schema;
+      const valid = ajv.validate(schema, body);
+      expect(valid, `${path} ${status}: ${ajv.errorsText()}`).toBe(true);
+    };
+    await seedCampaign(t.store, t.clock, {
+      id: 'c',
+      fields: [{ key: 'menu', type: 'RADIO' }],
+      respondents: [
+        {
+          id: 'r1',
+          submittedAt: '2026-11-01T00:00:00Z',
+          answers: { menu: 'Sate', alergi: ['Susu'] },
+        },
+        { id: 'r2', submittedAt: '2026-11-02T00:00:00Z', attendanceStatus: 'MAYBE' },
+      ],
+    });
+    await seedCampaign(t.store, t.clock, { id: 'other' });
+    const { key } = await createTestKey(t.store, t.clock, [
+      { campaignId: 'c', fields: ['menu', 'alergi'] },
+    ]);
+    const list = `${BASE}/campaigns`;
+    const summary = `${BASE}/campaigns/{id}/summary`;
+    const respondents = `${BASE}/campaigns/{id}/respondents`;
+    const cases: Array<[string, string, string | undefined, number]> = [
+      [list, `${BASE}/campaigns`, key, 200],
+      [summary, `${BASE}/campaigns/c/summary`, key, 200],
+      [respondents, `${BASE}/campaigns/c/respondents?limit=1`, key, 200],
+      [respondents, `${BASE}/campaigns/c/respondents?limit=500`, key, 400],
+      [summary, `${BASE}/campaigns/other/summary`, key, 403],
+      [summary, `${BASE}/campaigns/nope/summary`, key, 404],
+      [list, `${BASE}/campaigns`, undefined, 401],
+      [list, `${BASE}/campaigns`, key, 429],
+    ];
+    for (const [path, url, credential, status] of cases) {
+      const response = await t.get(url, credential);
+      expect(response.status, url).toBe(status);
+      check(path, status, response.body);
+    }
+  });
+});
