@@ -129,7 +129,16 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
 
       protectedRoutes.get(
         '/me',
-        { config: { allowedBeforePasswordChange: true } },
+        {
+          schema: doc(
+            'The current session principal',
+            'stepUpValidUntil is null when the session is not elevated.',
+            {
+              response: { 200: MeResponse, ...errorResponses(401, 500) },
+            },
+          ),
+          config: { allowedBeforePasswordChange: true },
+        },
         async (request) => portal.me(principalOf(request)),
       );
 
@@ -152,7 +161,17 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
 
       protectedRoutes.post(
         '/step-up',
-        { schema: { body: StepUpBody }, preValidation: emptyBodyAsObject },
+        {
+          schema: doc(
+            'Request or redeem a step-up code',
+            'Without a body (or without code) it e-mails a code bound to this session; with code it elevates the session for 10 minutes. Key reveal and rotation need it.',
+            {
+              body: StepUpBody,
+              response: { 200: StepUpResponse, ...errorResponses(400, 401, 403, 429, 500, 503) },
+            },
+          ),
+          preValidation: emptyBodyAsObject,
+        },
         async (request) => {
           const code = request.body?.code;
           return code === undefined
@@ -213,7 +232,18 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
 
       protectedRoutes.post(
         '/keys/:id/rotate',
-        { schema: { params: IdParams, body: RotateBody } },
+        {
+          schema: doc(
+            'Rotate a key',
+            'Needs a step-up. The new key has the same scope and allow-lists; the old one stays valid for overlapHours (0 to 168, default 24), never past its own expiry.',
+            {
+              params: IdParams,
+              body: RotateBody,
+              response: { 200: RotateResponse, ...errorResponses(400, 401, 403, 404, 409, 500) },
+            },
+          ),
+          preValidation: emptyBodyAsObject,
+        },
         async (request) =>
           portal.rotateKey(
             principalOf(request),
