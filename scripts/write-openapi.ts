@@ -4,7 +4,7 @@ import pino from 'pino';
 import { buildApp } from '../src/app.ts';
 import { systemClock } from '../src/clock.ts';
 import { openStore } from '../src/db/connect.ts';
-import { renderOpenApi } from '../src/docs/openapi.ts';
+import { buildReference } from '../src/docs/reference.ts';
 
 const store = openStore('sqlite::memory:');
 const app = await buildApp({
@@ -17,6 +17,6 @@ const app = await buildApp({
   portal: { sessionIdleMs: 1, sessionAbsoluteMs: 1, addressAttemptsPerMinute: 1 },
 });
 await app.ready();
-writeFileSync('openapi/openapi.json', renderOpenApi(app).json);
+writeFileSync('openapi/openapi.json', buildReference(app.swagger()).openapi.body);
 await app.close();
 await store.close();

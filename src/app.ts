@@ -6,7 +6,8 @@ import { createCampaignService } from './campaigns/campaigns.service.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Store } from './db/connect.ts';
-import { type OpenApiDocument, registerOpenApi, renderOpenApi } from './docs/openapi.ts';
+import { registerReferenceRoutes } from './docs/docs.routes.ts';
+import { registerOpenApi } from './docs/openapi.ts';
 import { logDataAccess } from './http/access-log.ts';
 import { ajvPlugins } from './http/ajv-plugins.ts';
 import { registerErrorHandling } from './http/errors.ts';
@@ -94,13 +95,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: PORTAL_PREFIX },
   );
 
-  // The description needs no key: it describes, it reveals no data.
-  let openApi: OpenApiDocument | undefined;
-  app.get(`${DATA_PREFIX}/openapi.json`, { schema: { hide: true } }, async (request, reply) => {
-    openApi ??= renderOpenApi(app);
-    reply.header('etag', openApi.etag).header('cache-control', 'public, max-age=300');
-    if (request.headers['if-none-match'] === openApi.etag) return reply.code(304).send();
-    return reply.type('application/json; charset=utf-8').send(openApi.json);
-  });
+  registerReferenceRoutes(app, DATA_PREFIX);
   return app;
 }

@@ -6,6 +6,7 @@ import { requireKey } from '../http/key-auth.ts';
 import {
   CampaignParams,
   CampaignsResponse,
+  DEFAULT_PAGE_LIMIT,
   NoQuery,
   RespondentsQuerySchema,
   RespondentsResponse,
@@ -113,7 +114,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
         const sinceMs = since === undefined ? undefined : parseInstant(since);
         const result = await service.respondents(key, request.params.id, {
           page: page ?? 1,
-          limit,
+          limit: limit ?? DEFAULT_PAGE_LIMIT,
           sinceMs,
           ...(decoded ? { cursor: decoded } : {}),
         });

@@ -22,12 +22,14 @@ export const RespondentsQuerySchema = Type.Object(
     page: Type.Optional(
       Type.Integer({ minimum: 1, description: '1-based page number; default 1.' }),
     ),
-    limit: Type.Integer({
-      minimum: 1,
-      maximum: MAX_PAGE_LIMIT,
-      default: DEFAULT_PAGE_LIMIT,
-      description: 'Rows per page, 1 to 200.',
-    }),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_PAGE_LIMIT,
+        default: DEFAULT_PAGE_LIMIT,
+        description: 'Rows per page, 1 to 200.',
+      }),
+    ),
     cursor: Type.Optional(
       Type.String({
         minLength: 1,

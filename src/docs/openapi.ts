@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 
@@ -60,15 +59,4 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
     },
   });
-}
-
-export interface OpenApiDocument {
-  json: string;
-  etag: string;
-}
-
-/** The document as served: sorted JSON and its strong ETag, computed once. */
-export function renderOpenApi(app: FastifyInstance): OpenApiDocument {
-  const json = `${JSON.stringify(sortKeys(app.swagger()), null, 2)}\n`;
-  return { json, etag: `"${createHash('sha256').update(json).digest('base64url')}"` };
 }

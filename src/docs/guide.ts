@@ -1,0 +1,58 @@
+/**
+ * The hand-written part of the reference: how to get started and how to sync correctly. Shared
+ * by /docs (JSON and HTML), llms.txt and the skill's SKILL.md, so they never disagree.
+ */
+export interface GuideSection {
+  id: string;
+  title: string;
+  markdown: string;
+}
+
+export const GUIDE: GuideSection[] = [
+  {
+    id: 'getting-started',
+    title: 'Getting started',
+    markdown: `Ask the operator for an API key. A key looks like \`hadir_sk_\` followed by 64 lowercase hex characters; it is shown once. Keep it on your server (never in browser code, mobile apps or repositories). A key reads an explicit list of campaigns and, in each, an explicit allow-list of field keys.
+
+\`\`\`sh
+export HADIR_API_KEY=hadir_sk_...
+curl -s -H "Authorization: Bearer $HADIR_API_KEY" https://HOST/developer/v1/campaigns
+curl -s -H "Authorization: Bearer $HADIR_API_KEY" https://HOST/developer/v1/campaigns/CAMPAIGN_ID/summary
+curl -s -H "Authorization: Bearer $HADIR_API_KEY" "https://HOST/developer/v1/campaigns/CAMPAIGN_ID/respondents?limit=200"
+\`\`\`
+
+Every data request is a GET; JSON in UTF-8; timestamps are ISO-8601 in UTC. Campaign data is Indonesian: show times in Asia/Jakarta (UTC+7) to people.`,
+  },
+  {
+    id: 'fields',
+    title: 'R1: the field set varies',
+    markdown: `A respondent's \`fields\` holds only the allow-listed keys the respondent answered. A field outside the allow-list, or left blank, is absent, never \`null\`. Values are strings, or arrays of strings for multi-select questions; numbers and booleans arrive as the strings chosen. \`ipAddress\`, \`token\` and \`guestToken\` are never served. \`attendanceStatus\` (YES, NO, MAYBE) is always present.`,
+  },
+  {
+    id: 'paging',
+    title: 'R2: paging',
+    markdown: `Page until \`page >= meta.totalPages\`, reading \`totalPages\` fresh from every response (it grows as RSVPs arrive). A short page is not the last page. Rows come in \`submittedAt\`, then \`id\` order; do not re-sort before you have them all.
+
+Better: follow \`meta.nextCursor\`. Pass it back as \`cursor=\` (instead of \`page\`, with the same \`since\` and \`limit\`) until it is \`null\`. A respondent who edits while you page moves to the end; page numbers then skip one row, a cursor never does.`,
+  },
+  {
+    id: 'rate-limits',
+    title: 'R3: 429 and Retry-After',
+    markdown: `Each key may make 120 requests per minute (\`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` on every response). On \`429 rate_limited\`, wait the number of seconds in \`Retry-After\`, then send the same request again. Do not open parallel connections to get around it. Retry 5xx with exponential backoff and a bounded number of attempts; never retry 400, 401, 403, 404 or 422.`,
+  },
+  {
+    id: 'incremental-sync',
+    title: 'R4: incremental sync with a watermark',
+    markdown: `\`submittedAt\` is a last-modified time: an edited RSVP comes back with the same \`id\` and a later \`submittedAt\`. Store rows by \`id\` and upsert; never append blindly.
+
+1. Keep a watermark per campaign: the largest \`submittedAt\` you stored.
+2. Sync with \`since=<watermark minus a few minutes>\` (the upsert absorbs the overlap), walking every page.
+3. Advance the watermark only after the whole sync succeeded.
+4. A row missing from a \`since\` sync is not deleted; detect deletions with a periodic full sync without \`since\`.`,
+  },
+  {
+    id: 'errors',
+    title: 'Errors',
+    markdown: `Every error is \`{ "error": { "code", "message" } }\`. 400 \`invalid_parameter\` (bad or unknown parameter; fix the request), 401 \`unauthorized\` (key missing, malformed, unknown, revoked, expired, or account deactivated), 403 \`forbidden\` (campaign outside your scope), 404 \`not_found\`, 429 \`rate_limited\` (wait \`Retry-After\`), 500 \`internal_error\` (retry once with backoff), 503 \`service_unavailable\` (retry after \`Retry-After\`). Quote the \`X-Request-Id\` header when you report a problem.`,
+  },
+];
