@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type Artifact, buildReference, type Reference } from './reference.ts';
+import { DOCS_INIT_SCRIPT, DOCS_PAGE_CSP, prefersHtml, redocBundle } from './docs-page.ts';
+import { type Artifact, artifact, buildReference, type Reference } from './reference.ts';
 
 const CACHE_CONTROL = 'public, max-age=300';
 
@@ -28,8 +29,25 @@ export function registerReferenceRoutes(app: FastifyInstance, prefix: string): v
     reply.header('content-disposition', 'attachment; filename="hadir-rsvp-api-skill.zip"');
     return serve(request, reply, built().skill);
   });
+  // One page for people and one document for programs, at one address (spec: JSON by default).
   app.get(`${prefix}/docs`, hidden, (request, reply) => {
     reply.header('vary', 'Accept');
-    return serve(request, reply, built().docs);
+    if (!prefersHtml(request.headers.accept)) return serve(request, reply, built().docs);
+    reply.header('content-security-policy', DOCS_PAGE_CSP);
+    return serve(request, reply, built().docsPage);
   });
+  let assets: { redoc: Artifact; init: Artifact } | undefined;
+  const asset = () => {
+    assets ??= {
+      redoc: artifact(redocBundle(), 'text/javascript; charset=utf-8'),
+      init: artifact(DOCS_INIT_SCRIPT, 'text/javascript; charset=utf-8'),
+    };
+    return assets;
+  };
+  app.get(`${prefix}/docs/redoc.standalone.js`, hidden, (request, reply) =>
+    serve(request, reply, asset().redoc),
+  );
+  app.get(`${prefix}/docs/init.js`, hidden, (request, reply) =>
+    serve(request, reply, asset().init),
+  );
 }

@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import { GUIDE } from './guide.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -31,6 +32,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           'The four client rules: R1 the field set varies per key (absent, never null); R2 page until page >= meta.totalPages, read fresh each time; R3 on 429 wait Retry-After seconds and retry the same request; R4 submittedAt is last-modified: upsert by id.',
           'Limits: 120 requests per minute per key (RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset on every data response); limit 1 to 200, default 50. Timestamps are UTC; campaign data is Indonesian, shown in Asia/Jakarta by preference.',
           'Errors are { "error": { "code", "message" } }. Bad parameters are always 400 invalid_parameter (the spec names 400 and 422). Every response carries X-Request-Id.',
+          ...GUIDE.map((section) => `# ${section.title}\n\n${section.markdown}`),
         ].join('\n\n'),
       },
       tags: [

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { strToU8, zipSync } from 'fflate';
+import { docsPageHtml } from './docs-page.ts';
 import { GUIDE } from './guide.ts';
 import { API_VERSION, sortKeys } from './openapi.ts';
 
@@ -36,7 +37,7 @@ const SUMMARY =
 /** Zip entries carry this fixed time, so the archive is byte-for-byte the same on every build. */
 const ZIP_TIME = new Date('2026-01-01T00:00:00Z');
 
-function artifact(body: Buffer | string, contentType: string): Artifact {
+export function artifact(body: Buffer | string, contentType: string): Artifact {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   return {
     body: bytes,
@@ -134,6 +135,7 @@ function skillMarkdown(): string {
 export interface Reference {
   openapi: Artifact;
   docs: Artifact;
+  docsPage: Artifact;
   llms: Artifact;
   skill: Artifact;
 }
@@ -173,6 +175,7 @@ export function buildReference(document: object): Reference {
   return {
     openapi: artifact(openapiJson, 'application/json; charset=utf-8'),
     docs: artifact(`${JSON.stringify(docs)}\n`, 'application/json; charset=utf-8'),
+    docsPage: artifact(docsPageHtml('/developer/v1'), 'text/html; charset=utf-8'),
     llms: artifact(llmsText(openapi), 'text/plain; charset=utf-8'),
     skill: artifact(Buffer.from(zip), 'application/zip'),
   };
