@@ -67,6 +67,18 @@ describe('llms.txt, docs and skill.zip', () => {
     expect(response.body.links.openapi).toBe(`${BASE}/openapi.json`);
   });
 
+  it.each([
+    [undefined, 'application/json'],
+    ['*/*', 'application/json'],
+    ['application/json', 'application/json'],
+    ['text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'text/html'],
+    ['text/html;q=0.5, application/json', 'application/json'],
+  ])('answers /docs with Accept %s as %s', async (accept, type) => {
+    const response = await t.get(`${BASE}/docs`, undefined, accept ? { accept } : {});
+    expect(response.headers['content-type']).toMatch(new RegExp(`^${type}`));
+    expect(response.headers.vary).toBe('Accept');
+  });
+
   it('serves the same skill.zip bytes on every request and after a restart, with a strong ETag', async () => {
     const first = await t.app.inject({ url: `${BASE}/skill.zip` });
     const again = await t.app.inject({ url: `${BASE}/skill.zip` });
