@@ -13,20 +13,16 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs ./bin/hadir as an operator would, with the given DATABASE_URL. */
-export function runHadir(
+/** Runs a program with extra environment and optional standard input; collects its output. */
+function runProcess(
+  path: string,
   args: string[],
-  options: { databaseUrl: string; input?: string; cwd?: string },
+  options: { env: NodeJS.ProcessEnv; input?: string; cwd?: string },
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(HADIR_BIN, args, {
+    const child = spawn(path, args, {
       cwd: options.cwd,
-      env: {
-        ...process.env,
-        ...TEST_SECRET_ENV,
-        DATABASE_URL: options.databaseUrl,
-        LOG_LEVEL: 'warn',
-      },
+      env: options.env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -40,6 +36,22 @@ export function runHadir(
     child.on('error', reject);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
     child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Runs ./bin/hadir as an operator would, with the given DATABASE_URL. */
+export function runHadir(
+  args: string[],
+  options: { databaseUrl: string; input?: string; cwd?: string },
+): Promise<CliResult> {
+  return runProcess(HADIR_BIN, args, {
+    ...options,
+    env: {
+      ...process.env,
+      ...TEST_SECRET_ENV,
+      DATABASE_URL: options.databaseUrl,
+      LOG_LEVEL: 'warn',
+    },
   });
 }
 
@@ -116,20 +128,7 @@ export function runProgram(
   args: string[],
   env: Record<string, string>,
 ): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(fileURLToPath(new URL(`../../${path}`, import.meta.url)), args, {
-      env: { ...process.env, HADIR_API_KEY: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  return runProcess(fileURLToPath(new URL(`../../${path}`, import.meta.url)), args, {
+    env: { ...process.env, HADIR_API_KEY: '', ...env },
   });
 }
