@@ -11,6 +11,7 @@ import { registerOpenApi } from './docs/openapi.ts';
 import { logDataAccess } from './http/access-log.ts';
 import { ajvPlugins } from './http/ajv-plugins.ts';
 import { registerErrorHandling } from './http/errors.ts';
+import { registerHealthRoutes } from './http/health.ts';
 import { authenticateKey, requireKey } from './http/key-auth.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import type { Mailer } from './mail/mailer.ts';
@@ -96,5 +97,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   registerReferenceRoutes(app, DATA_PREFIX);
+  registerHealthRoutes(app, deps.store);
   return app;
 }

@@ -60,10 +60,17 @@ export async function startServer(config: Config): Promise<RunningServer> {
   };
 }
 
-/** Closes the server on SIGTERM or SIGINT, then lets the process end with status 0. */
+/** In-flight requests get this long to finish after SIGTERM before the process ends anyway. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * On SIGTERM or SIGINT: stop accepting connections, let in-flight requests finish (up to
+ * SHUTDOWN_GRACE_MS), close the pools, and end with status 0.
+ */
 export function stopOnSignals(server: RunningServer, onStop?: () => void): void {
   const stop = () => {
     onStop?.();
+    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
     server.close().then(
       () => process.exit(0),
       () => process.exit(1),

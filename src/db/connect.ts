@@ -35,6 +35,9 @@ export function parseDatabaseUrl(url: string): StoreLocation {
   );
 }
 
+/** The longest any one PostgreSQL statement may run. */
+export const STATEMENT_TIMEOUT_MS = 10_000;
+
 const PG_INT8 = 20;
 const PG_JSON = 114;
 const PG_JSONB = 3802;
@@ -77,6 +80,8 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
     // Fail fast when the server is down, so callers answer 503 instead of hanging.
     connectionTimeoutMillis: 3000,
     idleTimeoutMillis: 30_000,
+    // No request may hold a connection for long: a runaway query is cancelled by the server.
+    statement_timeout: STATEMENT_TIMEOUT_MS,
   });
   const reportConnectionError = (error: Error) => options.onIdleError?.(error);
   pool.on('error', reportConnectionError);

@@ -29,6 +29,13 @@ describe('an unreachable PostgreSQL store', () => {
     await proxy.close();
   });
 
+  it('caps every statement with a server-side timeout', async () => {
+    const { rows } = await sql<{ statement_timeout: string }>`SHOW statement_timeout`.execute(
+      t.store.db,
+    );
+    expect(rows[0]?.statement_timeout).toBe('10s');
+  });
+
   it('answers 503 with Retry-After (never 401 or 200) and recovers by itself', async () => {
     expect((await t.get(`${BASE}/campaigns/c/respondents`, key)).status).toBe(200);
     await proxy.cut();
@@ -42,7 +49,12 @@ describe('an unreachable PostgreSQL store', () => {
       expect(response.body.error.code).toBe('service_unavailable');
       expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
     }
+    const notReady = await t.get('/readyz');
+    expect(notReady.status).toBe(503);
+    expect(notReady.body.error.code).toBe('service_unavailable');
+    expect((await t.get('/healthz')).body).toEqual({ status: 'ok' });
     await proxy.restore();
+    expect((await t.get('/readyz')).body).toEqual({ status: 'ready' });
     const recovered = await t.get(`${BASE}/campaigns/c/respondents`, key);
     expect(recovered.status).toBe(200);
     expect(recovered.body.data).toHaveLength(1);
