@@ -356,11 +356,3 @@ export async function wipeSealedKey(
     .executeTakeFirst();
   return result.numUpdatedRows === 1n;
 }
-
-export async function storeSealedKey(
-  db: Kysely<Database>,
-  keyId: string,
-  sealed: string,
-): Promise<void> {
-  await db.updateTable('api_keys').set({ sealed_key: sealed }).where('id', '=', keyId).execute();
-}

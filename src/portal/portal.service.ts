@@ -38,7 +38,6 @@ export const STEP_UP_TTL_MS = 10 * 60_000;
 export const MAX_SESSIONS_PER_ACCOUNT = 10;
 export const MAX_DEVICES_PER_ACCOUNT = 20;
 export const ADDRESS_ATTEMPTS_PER_MINUTE = 20;
-export const MAX_ROTATION_OVERLAP_HOURS = 168;
 const MAX_DEVICE_LABEL_LENGTH = 100;
 
 export interface PortalSettings {

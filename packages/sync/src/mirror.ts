@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Campaign, Respondent, Summary } from '@hadir/client';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 
 interface MirrorTables {
@@ -224,10 +224,5 @@ export class Mirror {
 
   async close(): Promise<void> {
     await this.#db.destroy();
-  }
-
-  /** For tests: run a raw statement. */
-  async execute(statement: string): Promise<void> {
-    await sql.raw(statement).execute(this.#db);
   }
 }
