@@ -14,6 +14,8 @@ import { registerErrorHandling } from './http/errors.ts';
 import { registerHealthRoutes } from './http/health.ts';
 import { authenticateKey, requireKey } from './http/key-auth.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
+import { LocalWindowStore, type RateLimitStore } from './http/rate-limit-stores.ts';
+import { ResponseCache } from './http/response-cache.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { PORTAL_BODY_LIMIT_BYTES, portalRoutes } from './portal/portal.routes.ts';
 import { createPortalService, type PortalSettings } from './portal/portal.service.ts';
@@ -26,9 +28,16 @@ export interface AppDeps {
   mailer: Mailer;
   portal: PortalSettings;
   config: Pick<Config, 'rateLimitPerMinute' | 'anonymousRateLimitPerMinute'> &
-    Partial<Pick<Config, 'trustProxy'>>;
+    Partial<Pick<Config, 'trustProxy' | 'responseCacheBytes'>>;
   logger: FastifyBaseLogger;
+  /** Where rate-limit counters live: this process by default, Redis to share them. */
+  rateLimitStore?: RateLimitStore;
+  /** Data-API reads go here when given (a PostgreSQL replica); everything else uses `store`. */
+  readStore?: Store;
 }
+
+/** Bytes of serialised pages and summaries kept in memory when the configuration names none. */
+export const DEFAULT_RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
 
 export const DATA_PREFIX = '/developer/v1';
 export const PORTAL_PREFIX = '/developer/auth';
@@ -56,19 +65,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Data responses relax this to private revalidation once they carry an ETag.
     reply.header('cache-control', 'no-store');
   });
   registerErrorHandling(app);
   await registerOpenApi(app);
 
-  const campaigns = createCampaignService(deps.store.db);
+  const campaigns = createCampaignService(
+    (deps.readStore ?? deps.store).db,
+    new ResponseCache(deps.config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES),
+  );
   await app.register(
     async (data) => {
       data.addHook('onRequest', authenticateKey(deps.store.db, deps.clock));
       await registerRateLimit(data, {
-        clock: deps.clock,
         perKeyPerMinute: deps.config.rateLimitPerMinute,
         anonymousPerMinute: deps.config.anonymousRateLimitPerMinute,
+        store: deps.rateLimitStore ?? new LocalWindowStore(deps.clock),
+        onStoreError: (error, request) => {
+          request.log.warn({ err: error }, 'rate-limit store unreachable; request let through');
+        },
       });
       data.addHook('preValidation', async (request) => {
         requireKey(request);

@@ -24,6 +24,8 @@ export interface Config {
   readonly keySealSecret?: string;
   readonly sessionIdleMinutes: number;
   readonly sessionAbsoluteHours: number;
+  /** Memory for serialised data responses; 0 turns the response cache off. */
+  readonly responseCacheBytes: number;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/hadir.sqlite';
@@ -57,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(env.KEY_SEAL_SECRET ? { keySealSecret: env.KEY_SEAL_SECRET } : {}),
     sessionIdleMinutes: readInteger(env, 'SESSION_IDLE_MINUTES', 30, 1, 24 * 60),
     sessionAbsoluteHours: readInteger(env, 'SESSION_ABSOLUTE_HOURS', 12, 1, 24 * 30),
+    responseCacheBytes: readInteger(env, 'RESPONSE_CACHE_MB', 64, 0, 4096) * 1024 * 1024,
   });
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
 import { ApiError } from '../errors.ts';
-import { errorResponses } from '../http/error-responses.ts';
+import { sendTagged } from '../http/conditional.ts';
+import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
 import { requireKey } from '../http/key-auth.ts';
 import {
   CampaignParams,
@@ -16,15 +16,6 @@ import type { CampaignService } from './campaigns.service.ts';
 import { parseInstant } from './instant.ts';
 import { decodeCursor } from './page-cursor.ts';
 
-/**
- * Bodies are serialised with plain JSON.stringify: the projection already decided every field, and
- * a generic schema for `fields` would only slow the hot path down. (A string payload skips the
- * response schemas, which document the bodies and are checked against them by the contract tests.)
- */
-function sendJson(reply: FastifyReply, body: unknown): FastifyReply {
-  return reply.type('application/json; charset=utf-8').send(JSON.stringify(body));
-}
-
 const DATA = { tags: ['Data'], security: [{ apiKey: [] }] };
 
 /** The three data endpoints of spec, Endpoints. Every one is GET and changes nothing. */
@@ -38,14 +29,18 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
           summary: "The campaigns in the key's scope",
           description: 'A key with no campaigns gets { data: [] }, not an error.',
           querystring: NoQuery,
-          response: { 200: CampaignsResponse, ...errorResponses(400, 401, 429, 500, 503) },
+          response: {
+            200: CampaignsResponse,
+            ...NOT_MODIFIED,
+            ...errorResponses(400, 401, 429, 500, 503),
+          },
         },
       },
       async (request, reply) => {
         const key = requireKey(request);
-        const data = await service.listCampaigns(key);
-        request.accessRecord = { rows: data.length };
-        return sendJson(reply, { data });
+        const response = await service.listCampaigns(key);
+        request.accessRecord = { rows: response.rows };
+        return sendTagged(request, reply, response);
       },
     );
 
@@ -59,15 +54,19 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
             'totals are not subject to the allow-list and may gain counters; breakdowns cover allow-listed RADIO and SELECT fields only. 403 for a campaign outside the scope, 404 for one that does not exist.',
           params: CampaignParams,
           querystring: NoQuery,
-          response: { 200: SummaryResponse, ...errorResponses(400, 401, 403, 404, 429, 500, 503) },
+          response: {
+            200: SummaryResponse,
+            ...NOT_MODIFIED,
+            ...errorResponses(400, 401, 403, 404, 429, 500, 503),
+          },
         },
       },
       async (request, reply) => {
         const key = requireKey(request);
         request.accessRecord = { campaignId: request.params.id };
-        const summary = await service.summary(key, request.params.id);
-        request.accessRecord.fieldKeys = Object.keys(summary.breakdowns);
-        return sendJson(reply, summary);
+        const response = await service.summary(key, request.params.id);
+        request.accessRecord.fieldKeys = [...response.fieldKeys];
+        return sendTagged(request, reply, response);
       },
     );
 
@@ -89,6 +88,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
           querystring: RespondentsQuerySchema,
           response: {
             200: RespondentsResponse,
+            ...NOT_MODIFIED,
             ...errorResponses(400, 401, 403, 404, 429, 500, 503),
           },
         },
@@ -112,15 +112,15 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
         }
         // The schema's date-time format runs parseInstant too, so this always succeeds here.
         const sinceMs = since === undefined ? undefined : parseInstant(since);
-        const result = await service.respondents(key, request.params.id, {
+        const response = await service.respondents(key, request.params.id, {
           page: page ?? 1,
           limit: limit ?? DEFAULT_PAGE_LIMIT,
           sinceMs,
           ...(decoded ? { cursor: decoded } : {}),
         });
-        request.accessRecord.fieldKeys = result.servedFieldKeys;
-        request.accessRecord.rows = result.data.length;
-        return sendJson(reply, { data: result.data, meta: result.meta });
+        request.accessRecord.fieldKeys = [...response.fieldKeys];
+        request.accessRecord.rows = response.rows;
+        return sendTagged(request, reply, response);
       },
     );
   };

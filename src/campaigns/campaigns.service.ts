@@ -1,6 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { AttendanceStatus, Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
+import {
+  type CachedResponse,
+  type ResponseCache,
+  toCachedResponse,
+} from '../http/response-cache.ts';
 import type { AuthenticatedKey } from '../keys/keys.service.ts';
 import {
   type CampaignRecord,
@@ -62,21 +67,23 @@ export interface RespondentsQuery {
   cursor?: PageCursor;
 }
 
-export interface RespondentsPage {
+interface RespondentsPage {
   data: Respondent[];
   meta: PageMeta;
-  /** For the access log: the field keys present in at least one returned row. */
-  servedFieldKeys: string[];
 }
 
+/**
+ * Each answer is the serialised body with its ETag, and what the access log records: the field
+ * keys present in at least one returned row, and the row count.
+ */
 export interface CampaignService {
-  listCampaigns(key: AuthenticatedKey): Promise<Campaign[]>;
-  summary(key: AuthenticatedKey, campaignId: string): Promise<Summary>;
+  listCampaigns(key: AuthenticatedKey): Promise<CachedResponse>;
+  summary(key: AuthenticatedKey, campaignId: string): Promise<CachedResponse>;
   respondents(
     key: AuthenticatedKey,
     campaignId: string,
     query: RespondentsQuery,
-  ): Promise<RespondentsPage>;
+  ): Promise<CachedResponse>;
 }
 
 function toCampaign(record: CampaignRecord): Campaign {
@@ -90,8 +97,12 @@ function toCampaign(record: CampaignRecord): Campaign {
   };
 }
 
-/** The read side of the data API: scope, allow-lists and paging, on whichever engine `db` is. */
-export function createCampaignService(db: Kysely<Database>): CampaignService {
+/**
+ * The read side of the data API: scope, allow-lists and paging, on whichever engine `db` is.
+ * Summaries and pages are cached as bytes under their campaign's version, so a write anywhere
+ * (any instance, any tool) is seen by the next request.
+ */
+export function createCampaignService(db: Kysely<Database>, cache: ResponseCache): CampaignService {
   const scopes = new ScopeProjections(db);
   const positions = new PagePositions();
 
@@ -141,76 +152,105 @@ export function createCampaignService(db: Kysely<Database>): CampaignService {
   return {
     async listCampaigns(key) {
       const records = await findCampaignsInScope(db, key.id);
-      return records.map(toCampaign);
+      return toCachedResponse(
+        { data: records.map(toCampaign) },
+        { fieldKeys: [], rows: records.length },
+      );
     },
 
     async summary(key, campaignId) {
       const { campaign, projection } = await access(key, campaignId);
-      const singleChoice = await findSingleChoiceFieldKeys(db, campaignId, projection.fieldKeys);
-      const breakdowns: Record<string, Record<string, number>> = {};
-      for (const fieldKey of projection.fieldKeys) {
-        if (singleChoice.includes(fieldKey)) breakdowns[fieldKey] = {};
-      }
-      for (const row of await findAnswerCounts(db, campaignId, singleChoice)) {
-        const breakdown = breakdowns[row.fieldKey];
-        if (breakdown) breakdown[row.value] = Number(row.count);
-      }
-      return {
-        campaign: { id: campaign.id, slug: campaign.slug, title: campaign.title },
-        totals: {
-          responses: campaign.responses,
-          attending: campaign.attending,
-          notAttending: campaign.notAttending,
-          maybe: campaign.maybe,
-        },
-        breakdowns,
-      };
+      const cacheKey = `summary\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}`;
+      return cache.get(cacheKey, async () => {
+        const summary = await buildSummary(campaign, projection);
+        return toCachedResponse(summary, { fieldKeys: Object.keys(summary.breakdowns), rows: 0 });
+      });
     },
 
     async respondents(key, campaignId, query) {
       const { campaign, projection } = await access(key, campaignId);
-      const context = positions.context(campaignId, campaign.version, query.sinceMs, query.limit);
-      if (context.total === undefined) {
-        context.total =
-          query.sinceMs === undefined
-            ? campaign.responses
-            : await countRespondents(db, { campaignId, sinceMs: query.sinceMs });
-      }
-      const total = context.total;
-      const page = query.cursor?.page ?? query.page;
-      const totalPages = Math.ceil(total / query.limit);
-      const meta: PageMeta = { total, page, limit: query.limit, totalPages, nextCursor: null };
-      const empty: RespondentsPage = { data: [], meta, servedFieldKeys: [] };
-      if (!query.cursor && page > totalPages) return empty;
-
-      const after = query.cursor ? query.cursor.after : await pageStart(context, campaignId, query);
-      if (after === undefined) return empty;
-      // One row more than the page tells whether another page follows, for nextCursor.
-      const fetched = await findRespondentPage(
-        db,
-        { campaignId, sinceMs: query.sinceMs, after },
-        query.limit + 1,
-      );
-      const rows = fetched.slice(0, query.limit);
-      const last = rows.at(-1);
-      if (last && rows.length === query.limit) {
-        const end = { submittedAt: last.submittedAt, id: last.id };
-        if (!query.cursor) positions.remember(context, [[page, end]]);
-        if (fetched.length > query.limit)
-          meta.nextCursor = encodeCursor({ after: end, page: page + 1 });
-      }
-
-      const served = new Array<boolean>(projection.fieldKeys.length).fill(false);
-      const data = rows.map(
-        (row): Respondent => ({
-          id: row.id,
-          submittedAt: toIso(row.submittedAt),
-          attendanceStatus: row.attendanceStatus,
-          fields: projection.project(JSON.parse(row.answers), served),
-        }),
-      );
-      const servedFieldKeys = projection.fieldKeys.filter((_, index) => served[index]);
-      return { data, meta, servedFieldKeys };
+      const place = query.cursor ? `cursor:${encodeCursor(query.cursor)}` : `page:${query.page}`;
+      const cacheKey = `respondents\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}\u0000${query.sinceMs ?? ''}\u0000${place}\u0000${query.limit}`;
+      return cache.get(cacheKey, async () => {
+        const page = await readPage(campaign, projection, query);
+        return toCachedResponse(
+          { data: page.data, meta: page.meta },
+          { fieldKeys: page.servedFieldKeys, rows: page.data.length },
+        );
+      });
     },
   };
+
+  async function buildSummary(campaign: CampaignRecord, projection: Projection): Promise<Summary> {
+    const campaignId = campaign.id;
+    const singleChoice = await findSingleChoiceFieldKeys(db, campaignId, projection.fieldKeys);
+    const breakdowns: Record<string, Record<string, number>> = {};
+    for (const fieldKey of projection.fieldKeys) {
+      if (singleChoice.includes(fieldKey)) breakdowns[fieldKey] = {};
+    }
+    for (const row of await findAnswerCounts(db, campaignId, singleChoice)) {
+      const breakdown = breakdowns[row.fieldKey];
+      if (breakdown) breakdown[row.value] = Number(row.count);
+    }
+    return {
+      campaign: { id: campaign.id, slug: campaign.slug, title: campaign.title },
+      totals: {
+        responses: campaign.responses,
+        attending: campaign.attending,
+        notAttending: campaign.notAttending,
+        maybe: campaign.maybe,
+      },
+      breakdowns,
+    };
+  }
+
+  async function readPage(
+    campaign: CampaignRecord,
+    projection: Projection,
+    query: RespondentsQuery,
+  ): Promise<RespondentsPage & { servedFieldKeys: string[] }> {
+    const campaignId = campaign.id;
+    const context = positions.context(campaignId, campaign.version, query.sinceMs, query.limit);
+    if (context.total === undefined) {
+      context.total =
+        query.sinceMs === undefined
+          ? campaign.responses
+          : await countRespondents(db, { campaignId, sinceMs: query.sinceMs });
+    }
+    const total = context.total;
+    const page = query.cursor?.page ?? query.page;
+    const totalPages = Math.ceil(total / query.limit);
+    const meta: PageMeta = { total, page, limit: query.limit, totalPages, nextCursor: null };
+    const empty = { data: [], meta, servedFieldKeys: [] };
+    if (!query.cursor && page > totalPages) return empty;
+
+    const after = query.cursor ? query.cursor.after : await pageStart(context, campaignId, query);
+    if (after === undefined) return empty;
+    // One row more than the page tells whether another page follows, for nextCursor.
+    const fetched = await findRespondentPage(
+      db,
+      { campaignId, sinceMs: query.sinceMs, after },
+      query.limit + 1,
+    );
+    const rows = fetched.slice(0, query.limit);
+    const last = rows.at(-1);
+    if (last && rows.length === query.limit) {
+      const end = { submittedAt: last.submittedAt, id: last.id };
+      if (!query.cursor) positions.remember(context, [[page, end]]);
+      if (fetched.length > query.limit)
+        meta.nextCursor = encodeCursor({ after: end, page: page + 1 });
+    }
+
+    const served = new Array<boolean>(projection.fieldKeys.length).fill(false);
+    const data = rows.map(
+      (row): Respondent => ({
+        id: row.id,
+        submittedAt: toIso(row.submittedAt),
+        attendanceStatus: row.attendanceStatus,
+        fields: projection.project(JSON.parse(row.answers), served),
+      }),
+    );
+    const servedFieldKeys = projection.fieldKeys.filter((_, index) => served[index]);
+    return { data, meta, servedFieldKeys };
+  }
 }

@@ -30,6 +30,8 @@ export function normalizeAnswer(value: unknown): AnswerValue | undefined {
 export interface Projection {
   /** The allow-listed keys that may be served, secrets removed, in allow-list order. */
   readonly fieldKeys: readonly string[];
+  /** Equal for equal allow-lists: what a cached response depends on of the key. */
+  readonly identity: string;
   /**
    * Picks the served fields from a respondent's stored answers. Marks each served key in
    * `served` (one flag per `fieldKeys` entry) for the access log.
@@ -44,6 +46,7 @@ export function compileProjection(allowList: readonly string[]): Projection {
   const count = fieldKeys.length;
   return {
     fieldKeys,
+    identity: JSON.stringify(fieldKeys),
     project(answers, served) {
       const fields: Record<string, AnswerValue> = {};
       for (let i = 0; i < count; i++) {

@@ -51,6 +51,11 @@ Better: follow \`meta.nextCursor\`. Pass it back as \`cursor=\` (instead of \`pa
 4. A row missing from a \`since\` sync is not deleted; detect deletions with a periodic full sync without \`since\`.`,
   },
   {
+    id: 'conditional-requests',
+    title: 'Polling cheaply: ETag and 304',
+    markdown: `Every data response carries a strong \`ETag\`. Send it back as \`If-None-Match\` on the same URL: when nothing changed you get \`304 Not Modified\` with no body, and **a 304 does not count against your rate limit**. A conditional request is still refused with 429 while your budget for the minute is used up, and a full 200 answer to it is counted as usual. Responses are \`Cache-Control: private, no-cache\`: keep them only in your own store, and revalidate before reuse.`,
+  },
+  {
     id: 'errors',
     title: 'Errors',
     markdown: `Every error is \`{ "error": { "code", "message" } }\`. 400 \`invalid_parameter\` (bad or unknown parameter; fix the request), 401 \`unauthorized\` (key missing, malformed, unknown, revoked, expired, or account deactivated), 403 \`forbidden\` (campaign outside your scope), 404 \`not_found\`, 429 \`rate_limited\` (wait \`Retry-After\`), 500 \`internal_error\` (retry once with backoff), 503 \`service_unavailable\` (retry after \`Retry-After\`). Quote the \`X-Request-Id\` header when you report a problem.`,

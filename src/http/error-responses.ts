@@ -47,3 +47,12 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   }
   return responses;
 }
+
+/** Conditional GET: the 304 a data route answers when If-None-Match names its current ETag. */
+export const NOT_MODIFIED = {
+  304: Type.Null({
+    description:
+      'Not Modified: the ETag in If-None-Match is current. No body; not counted against the rate limit.',
+    headers: { etag: { type: 'string', description: 'The strong ETag of the current response.' } },
+  }),
+};

@@ -1,49 +1,20 @@
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { LRUCache } from 'lru-cache';
-import type { Clock } from '../clock.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
+import { isConditional } from './conditional.ts';
+import type { RateLimitStore } from './rate-limit-stores.ts';
 
 export const RATE_WINDOW_MS = 60_000;
 
-interface WindowState {
-  current: number;
-  ttl: number;
-}
-
-type IncrCallback = (error: Error | null, state: WindowState) => void;
-
-/**
- * The limiter's counters in this process, in fixed one-minute windows timed by the injected clock.
- * Every data route shares one store (`child` returns itself), so a key has one budget across routes.
- */
-function clockedStore(clock: Clock) {
-  return class ClockedWindowStore {
-    readonly #windows = new LRUCache<string, { count: number; startedAt: number }>({
-      max: 100_000,
-    });
-
-    incr(key: string, callback: IncrCallback, timeWindow: number): void {
-      const now = clock.now();
-      let window = this.#windows.get(key);
-      if (!window || window.startedAt + timeWindow <= now) {
-        window = { count: 0, startedAt: now };
-        this.#windows.set(key, window);
-      }
-      window.count += 1;
-      callback(null, { current: window.count, ttl: window.startedAt + timeWindow - now });
-    }
-
-    child(): this {
-      return this;
-    }
-  };
-}
-
 export interface RateLimitOptions {
-  clock: Clock;
   perKeyPerMinute: number;
   anonymousPerMinute: number;
+  store: RateLimitStore;
+  /**
+   * The store could not be reached. The request goes on unlimited (failing open keeps the data
+   * API up when Redis is down); this reports it.
+   */
+  onStoreError(error: unknown, request: FastifyRequest): void;
 }
 
 /** The budget a request is counted against: its key's rotation chain, or else its address. */
@@ -56,27 +27,64 @@ function budgetOf(request: FastifyRequest): string {
  * Spec, Limits: 120 requests per minute per key. Counted after key authentication, so an old and a
  * new key of one rotation share one budget; requests without a valid key count per client address,
  * so a flood of bad keys is cut off too.
+ *
+ * A conditional request (If-None-Match) is only checked here, not counted: a 304 costs almost
+ * nothing and polite pollers should not pay for it. The handler calls `chargeRateLimit` once it
+ * knows the answer is a full response.
  */
 export async function registerRateLimit(
   app: FastifyInstance,
   options: RateLimitOptions,
 ): Promise<void> {
+  const store = options.store;
   await app.register(rateLimit, {
-    global: true,
-    hook: 'preParsing',
+    global: false,
     timeWindow: RATE_WINDOW_MS,
     keyGenerator: budgetOf,
     max: async (_request, budget) =>
       budget.startsWith('key:') ? options.perKeyPerMinute : options.anonymousPerMinute,
-    store: clockedStore(options.clock),
-    enableDraftSpec: true,
-    errorResponseBuilder: (_request, context) => {
-      const seconds = Math.ceil(context.ttl / 1000);
-      return new ApiError(
+    // The plugin constructs its store; this hands it the one built outside.
+    store: function SharedStore() {
+      return store;
+    } as unknown as new () => RateLimitStore,
+  });
+  const limiter = app.createRateLimit();
+
+  async function apply(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    increment: boolean,
+  ): Promise<void> {
+    let state: Awaited<ReturnType<typeof limiter>>;
+    try {
+      state = await limiter(request, { increment });
+    } catch (error) {
+      options.onStoreError(error, request);
+      return;
+    }
+    if (state.isAllowed) return;
+    // Counted: over once past the budget. Only checked: over once the budget is used up.
+    const over = increment ? state.isExceeded : state.remaining === 0;
+    const resetSeconds = increment || state.ttl > 0 ? state.ttlInSeconds : RATE_WINDOW_MS / 1000;
+    reply.header('ratelimit-limit', state.max);
+    reply.header('ratelimit-remaining', over ? 0 : state.remaining);
+    reply.header('ratelimit-reset', resetSeconds);
+    if (over) {
+      throw new ApiError(
         'rate_limited',
-        `rate limit of ${context.max} requests per minute exceeded; retry after ${seconds} seconds`,
-        { 'retry-after': String(seconds) },
+        `rate limit of ${state.max} requests per minute exceeded; retry after ${resetSeconds} seconds`,
+        { 'retry-after': String(resetSeconds) },
       );
-    },
+    }
+  }
+
+  app.decorateRequest('chargeRateLimit', null);
+  app.addHook('preParsing', async (request, reply) => {
+    if (isConditional(request)) {
+      await apply(request, reply, false);
+      request.chargeRateLimit = () => apply(request, reply, true);
+    } else {
+      await apply(request, reply, true);
+    }
   });
 }

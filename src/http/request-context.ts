@@ -12,5 +12,7 @@ declare module 'fastify' {
     /** Set by key authentication on every data route, before the rate limit runs. */
     keyVerification?: KeyVerification;
     accessRecord?: AccessRecord;
+    /** Set by the rate limit on conditional requests: counts one that gets a full response. */
+    chargeRateLimit: (() => Promise<void>) | null;
   }
 }

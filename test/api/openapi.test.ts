@@ -72,6 +72,7 @@ describe('the OpenAPI document', () => {
     expect(parameter('cursor')).toBeDefined();
     expect(Object.keys(respondents.responses).sort()).toEqual([
       '200',
+      '304',
       '400',
       '401',
       '403',
@@ -81,6 +82,7 @@ describe('the OpenAPI document', () => {
       '503',
     ]);
     expect(respondents.responses['429'].headers['retry-after']).toBeDefined();
+    expect(respondents.responses['304'].headers.etag).toBeDefined();
     expect(respondents.security).toEqual([{ apiKey: [] }]);
     for (const rule of ['R1', 'R2', 'R3', 'R4']) expect(respondents.description).toContain(rule);
     expect(document.components.securitySchemes.apiKey).toMatchObject({

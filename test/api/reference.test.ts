@@ -55,6 +55,7 @@ describe('llms.txt, docs and skill.zip', () => {
       'paging',
       'rate-limits',
       'incremental-sync',
+      'conditional-requests',
       'errors',
     ]);
     expect(response.body.endpoints).toContainEqual(

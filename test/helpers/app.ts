@@ -3,6 +3,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/app.ts';
 import type { Engine, Store } from '../../src/db/connect.ts';
+import type { RateLimitStore } from '../../src/http/rate-limit-stores.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import type { ServerSecrets } from '../../src/secrets.ts';
 import { ManualClock } from './clock.ts';
@@ -66,6 +67,8 @@ export async function startTestApp(
     clock?: ManualClock;
     mailer?: Mailer;
     addressAttemptsPerMinute?: number;
+    rateLimitStore?: RateLimitStore;
+    responseCacheBytes?: number;
   } = {},
 ): Promise<TestApp> {
   const store =
@@ -86,7 +89,11 @@ export async function startTestApp(
     config: {
       rateLimitPerMinute: options.rateLimitPerMinute ?? 100_000,
       anonymousRateLimitPerMinute: options.anonymousRateLimitPerMinute ?? 100_000,
+      ...(options.responseCacheBytes !== undefined
+        ? { responseCacheBytes: options.responseCacheBytes }
+        : {}),
     },
+    ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
   });
   return {
     app,

@@ -27,7 +27,12 @@ export async function createTestDatabaseUrl(engine: Engine): Promise<string> {
 }
 
 export async function createTestStore(engine: Engine): Promise<Store> {
-  const store = openStore(await createTestDatabaseUrl(engine));
+  return openTestStore(await createTestDatabaseUrl(engine));
+}
+
+/** Another connection to a test database, as a second instance of the service would open. */
+export async function openTestStore(url: string): Promise<Store> {
+  const store = openStore(url);
   await migrateToLatest(store);
   return store;
 }
