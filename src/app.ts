@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { Redis } from 'ioredis';
 import { campaignRoutes } from './campaigns/campaigns.routes.ts';
 import { createCampaignService } from './campaigns/campaigns.service.ts';
 import type { Clock } from './clock.ts';
@@ -13,8 +14,9 @@ import { ajvPlugins } from './http/ajv-plugins.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { registerHealthRoutes } from './http/health.ts';
 import { authenticateKey, requireKey } from './http/key-auth.ts';
+import { Metrics } from './http/metrics.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
-import { LocalWindowStore, type RateLimitStore } from './http/rate-limit-stores.ts';
+import { LocalWindowStore, RedisWindowStore } from './http/rate-limit-stores.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { PORTAL_BODY_LIMIT_BYTES, portalRoutes } from './portal/portal.routes.ts';
@@ -30,8 +32,10 @@ export interface AppDeps {
   config: Pick<Config, 'rateLimitPerMinute' | 'anonymousRateLimitPerMinute'> &
     Partial<Pick<Config, 'trustProxy' | 'responseCacheBytes'>>;
   logger: FastifyBaseLogger;
-  /** Where rate-limit counters live: this process by default, Redis to share them. */
-  rateLimitStore?: RateLimitStore;
+  /** Shares rate-limit counters between instances; without it they live in this process. */
+  redis?: Redis;
+  /** Counters and gauges; a fresh set when not given. */
+  metrics?: Metrics;
   /** Data-API reads go here when given (a PostgreSQL replica); everything else uses `store`. */
   readStore?: Store;
 }
@@ -71,19 +75,33 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
   await registerOpenApi(app);
 
+  const metrics = deps.metrics ?? new Metrics();
+  metrics.register(app);
+  metrics.watchPool(deps.store);
   const campaigns = createCampaignService(
     (deps.readStore ?? deps.store).db,
-    new ResponseCache(deps.config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES),
+    new ResponseCache(deps.config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES, (hit) =>
+      metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
+    ),
   );
+  const rateLimitStore = deps.redis
+    ? new RedisWindowStore(deps.redis, deps.clock)
+    : new LocalWindowStore(deps.clock);
+  let lastStoreWarning = Number.NEGATIVE_INFINITY;
   await app.register(
     async (data) => {
       data.addHook('onRequest', authenticateKey(deps.store.db, deps.clock));
       await registerRateLimit(data, {
         perKeyPerMinute: deps.config.rateLimitPerMinute,
         anonymousPerMinute: deps.config.anonymousRateLimitPerMinute,
-        store: deps.rateLimitStore ?? new LocalWindowStore(deps.clock),
+        store: rateLimitStore,
+        onRejected: () => metrics.rateLimited.inc(),
         onStoreError: (error, request) => {
-          request.log.warn({ err: error }, 'rate-limit store unreachable; request let through');
+          // Fail open: the data stays available while Redis is down; say so, but not per request.
+          metrics.rateLimitStoreFailures.inc();
+          if (deps.clock.now() - lastStoreWarning < 10_000) return;
+          lastStoreWarning = deps.clock.now();
+          request.log.warn({ err: error }, 'rate-limit store unreachable; requests let through');
         },
       });
       data.addHook('preValidation', async (request) => {
@@ -113,6 +131,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   registerReferenceRoutes(app, DATA_PREFIX);
-  registerHealthRoutes(app, deps.store);
+  registerHealthRoutes(app, deps.store, deps.redis);
   return app;
 }

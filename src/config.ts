@@ -26,6 +26,15 @@ export interface Config {
   readonly sessionAbsoluteHours: number;
   /** Memory for serialised data responses; 0 turns the response cache off. */
   readonly responseCacheBytes: number;
+  /** Shares rate-limit counters between instances, so the limit holds across all of them. */
+  readonly redisUrl?: string;
+  /** A PostgreSQL replica for data-API reads; writes and the portal use DATABASE_URL. */
+  readonly databaseReadUrl?: string;
+  /** Prometheus metrics at /metrics on this port (off when unset), bound to METRICS_HOST. */
+  readonly metricsPort?: number;
+  readonly metricsHost: string;
+  /** Server processes on this machine (node:cluster); 1 runs in this process. */
+  readonly workers: number;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/hadir.sqlite';
@@ -60,6 +69,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionIdleMinutes: readInteger(env, 'SESSION_IDLE_MINUTES', 30, 1, 24 * 60),
     sessionAbsoluteHours: readInteger(env, 'SESSION_ABSOLUTE_HOURS', 12, 1, 24 * 30),
     responseCacheBytes: readInteger(env, 'RESPONSE_CACHE_MB', 64, 0, 4096) * 1024 * 1024,
+    ...(env.REDIS_URL ? { redisUrl: readRedisUrl(env.REDIS_URL) } : {}),
+    ...(env.DATABASE_READ_URL ? { databaseReadUrl: readReplicaUrl(env.DATABASE_READ_URL) } : {}),
+    ...(env.METRICS_PORT ? { metricsPort: readInteger(env, 'METRICS_PORT', 0, 0, 65535) } : {}),
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
+    workers: readInteger(env, 'WORKERS', 1, 1, 64),
   });
 }
 
@@ -77,6 +91,20 @@ function readInteger(
     throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
   }
   return value;
+}
+
+function readRedisUrl(raw: string): string {
+  if (!/^rediss?:\/\//.test(raw)) {
+    throw new UsageError(`REDIS_URL must start with redis:// or rediss://, got '${raw}'`);
+  }
+  return raw;
+}
+
+function readReplicaUrl(raw: string): string {
+  if (!/^postgres(ql)?:\/\//.test(raw)) {
+    throw new UsageError('DATABASE_READ_URL must be a postgres:// URL (a PostgreSQL replica)');
+  }
+  return raw;
 }
 
 function readTrustProxy(raw: string | undefined): boolean | string {

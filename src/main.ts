@@ -1,18 +1,25 @@
+import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
+import { AggregatorRegistry } from 'prom-client';
 import { buildApp } from './app.ts';
 import { systemClock } from './clock.ts';
 import { type Config, secretsFromConfig } from './config.ts';
 import { openStore, type Store } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { Metrics } from './http/metrics.ts';
+import { serveMetrics } from './http/metrics-server.ts';
 import { createLogger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { ADDRESS_ATTEMPTS_PER_MINUTE } from './portal/portal.service.ts';
+import { connectRedis } from './redis.ts';
 import { loadServerSecrets } from './secrets.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
   store: Store;
   url: string;
+  /** Where Prometheus metrics are served, when METRICS_PORT is set (and not in a worker). */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -25,11 +32,19 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // Both stop the start with a clear message in production when their settings are missing.
   const secrets = loadServerSecrets(secretsFromConfig(config), config.production);
   const mailer = createMailer(config, logger);
-  const store = openStore(config.databaseUrl, {
-    onIdleError: (error) => logger.warn({ err: error }, 'idle database connection failed'),
-  });
+  const onIdleError = (error: Error) =>
+    logger.warn({ err: error }, 'idle database connection failed');
+  const store = openStore(config.databaseUrl, { onIdleError });
   await migrateToLatest(store);
+  const readStore = config.databaseReadUrl
+    ? openStore(config.databaseReadUrl, { onIdleError })
+    : undefined;
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
+  const metrics = new Metrics({ processMetrics: true });
   const app = await buildApp({
+    ...(readStore ? { readStore } : {}),
+    ...(redis ? { redis } : {}),
+    metrics,
     store,
     clock: systemClock,
     config,
@@ -44,15 +59,29 @@ export async function startServer(config: Config): Promise<RunningServer> {
   });
   const address = await app.listen({ host: config.host, port: config.port });
   const url = address.replace('[::1]', 'localhost');
+  // In a worker the primary serves the metrics of all workers together.
+  if (cluster.isWorker) {
+    AggregatorRegistry.setRegistries([metrics.registry]);
+    // Constructing one installs the listener that answers the primary's requests for metrics.
+    new AggregatorRegistry();
+  }
+  const metricsServer =
+    config.metricsPort !== undefined && !cluster.isWorker
+      ? await serveMetrics(config.metricsHost, config.metricsPort, () => metrics.registry)
+      : undefined;
   let closing: Promise<void> | undefined;
   return {
     app,
     store,
     url,
+    ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
     close() {
       closing ??= (async () => {
+        await metricsServer?.close();
         await app.close();
         await store.close();
+        await readStore?.close();
+        redis?.disconnect();
         mailer.close();
       })();
       return closing;

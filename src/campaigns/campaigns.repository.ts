@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { preparedQuery } from '../db/prepared-query.ts';
 import type { AttendanceStatus, Database } from '../db/schema.ts';
 
 export interface CampaignRecord {
@@ -29,31 +30,31 @@ const campaignColumns = [
   'c.version as version',
 ] as const;
 
+const selectCampaign = preparedQuery((db, id: string) =>
+  db.selectFrom('campaigns as c').select(campaignColumns).where('c.id', '=', id),
+);
+
+/** Read on every data request: it carries the version that response caching depends on. */
 export async function findCampaign(
   db: Kysely<Database>,
   id: string,
 ): Promise<CampaignRecord | undefined> {
-  return db
-    .selectFrom('campaigns as c')
-    .select(campaignColumns)
-    .where('c.id', '=', id)
-    .executeTakeFirst();
+  return (await selectCampaign(db, id))[0];
 }
 
 /** The live campaigns a key's scope names, in id order. */
-export async function findCampaignsInScope(
+export const findCampaignsInScope: (
   db: Kysely<Database>,
   keyId: string,
-): Promise<CampaignRecord[]> {
-  return db
+) => Promise<CampaignRecord[]> = preparedQuery((db, keyId: string) =>
+  db
     .selectFrom('campaigns as c')
     .innerJoin('key_scopes as s', 's.campaign_id', 'c.id')
     .select(campaignColumns)
     .where('s.key_id', '=', keyId)
     .where('c.deleted_at', 'is', null)
-    .orderBy('c.id')
-    .execute();
-}
+    .orderBy('c.id'),
+);
 
 /** Which of the given field keys are single-choice (RADIO or SELECT) fields of the campaign. */
 export async function findSingleChoiceFieldKeys(
@@ -136,12 +137,7 @@ export async function countRespondents(db: Kysely<Database>, filter: RowFilter):
   return Number(row.total);
 }
 
-/** One page by keyset: the `limit` rows after the filter's position, in spec order. */
-export async function findRespondentPage(
-  db: Kysely<Database>,
-  filter: RowFilter,
-  limit: number,
-): Promise<RespondentRow[]> {
+function selectPage(db: Kysely<Database>, filter: RowFilter, limit: number) {
   return filtered(db, filter)
     .select([
       'id',
@@ -151,8 +147,41 @@ export async function findRespondentPage(
     ])
     .orderBy('submitted_at')
     .orderBy('id')
-    .limit(limit)
-    .execute();
+    .limit(limit);
+}
+
+// One prepared shape per combination of the optional filters.
+const pageQueries = {
+  first: preparedQuery((db, campaignId: string, limit: number) =>
+    selectPage(db, { campaignId }, limit),
+  ),
+  since: preparedQuery((db, campaignId: string, sinceMs: number, limit: number) =>
+    selectPage(db, { campaignId, sinceMs }, limit),
+  ),
+  after: preparedQuery((db, campaignId: string, at: number, id: string, limit: number) =>
+    selectPage(db, { campaignId, after: { submittedAt: at, id } }, limit),
+  ),
+  sinceAfter: preparedQuery(
+    (db, campaignId: string, sinceMs: number, at: number, id: string, limit: number) =>
+      selectPage(db, { campaignId, sinceMs, after: { submittedAt: at, id } }, limit),
+  ),
+};
+
+/** One page by keyset: the `limit` rows after the filter's position, in spec order. */
+export async function findRespondentPage(
+  db: Kysely<Database>,
+  filter: RowFilter,
+  limit: number,
+): Promise<RespondentRow[]> {
+  const { campaignId, sinceMs, after } = filter;
+  if (sinceMs === undefined) {
+    return after
+      ? pageQueries.after(db, campaignId, after.submittedAt, after.id, limit)
+      : pageQueries.first(db, campaignId, limit);
+  }
+  return after
+    ? pageQueries.sinceAfter(db, campaignId, sinceMs, after.submittedAt, after.id, limit)
+    : pageQueries.since(db, campaignId, sinceMs, limit);
 }
 
 /**

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import {
@@ -126,11 +127,28 @@ const COMMANDS: Record<string, Command> = {
     usage: 'serve [--host 127.0.0.1] [--port 3000]',
     options: serveOptions,
     async run(context) {
+      const config = serverConfig(context);
       // The server's modules load only for the commands that serve, keeping the others quick.
+      if (config.workers > 1 && cluster.isPrimary) {
+        const { runCluster } = await import('../cluster.ts');
+        const running = await runCluster(config, (line) => context.io.stderr(`${line}\n`));
+        return {
+          json: {
+            url: running.url,
+            workers: config.workers,
+            metricsUrl: running.metricsUrl ?? null,
+          },
+          text: `Hadir listening on ${running.url} with ${config.workers} workers${running.metricsUrl ? `; metrics on ${running.metricsUrl}` : ''}`,
+        };
+      }
       const { startServer, stopOnSignals } = await import('../main.ts');
-      const server = await startServer(serverConfig(context));
+      const server = await startServer(config);
       stopOnSignals(server);
-      return { json: { url: server.url }, text: `Hadir listening on ${server.url}` };
+      if (cluster.isWorker) return { json: { url: server.url, worker: process.pid }, text: '' };
+      return {
+        json: { url: server.url, metricsUrl: server.metricsUrl ?? null },
+        text: `Hadir listening on ${server.url}${server.metricsUrl ? `; metrics on ${server.metricsUrl}` : ''}`,
+      };
     },
   },
 
@@ -411,7 +429,8 @@ export async function runCli(
       positionals: parsed.positionals,
     });
     if (output) {
-      io.stdout(parsed.values.json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
+      if (parsed.values.json) io.stdout(`${JSON.stringify(output.json)}\n`);
+      else if (output.text !== '') io.stdout(`${output.text}\n`);
     }
     return 0;
   } catch (error) {

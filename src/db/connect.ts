@@ -1,7 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  SqliteDialect,
+  type SqliteDatabase as SqliteDialectDatabase,
+} from 'kysely';
+import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import { UsageError } from '../errors.ts';
 import type { Database } from './schema.ts';
@@ -11,6 +17,8 @@ export type Engine = 'sqlite' | 'postgres';
 /** An open connection to one of the two engines, behind one Kysely interface. */
 export interface Store {
   readonly engine: Engine;
+  /** Connection counts of the PostgreSQL pool, for metrics; SQLite has no pool. */
+  readonly poolStats?: () => { total: number; idle: number; waiting: number };
   readonly db: Kysely<Database>;
   close(): Promise<void>;
 }
@@ -54,6 +62,25 @@ const pgTypes = {
   },
 } as pg.CustomTypesConfig;
 
+/**
+ * Kysely prepares every query it runs; preparing costs as much as running a small query, and the
+ * service runs the same few texts over and over, so each prepared statement is kept and reused.
+ */
+function withStatementCache(database: SqliteDatabase.Database): SqliteDialectDatabase {
+  const statements = new LRUCache<string, SqliteDatabase.Statement>({ max: 500 });
+  return {
+    close: () => database.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (!statement) {
+        statement = database.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+  };
+}
+
 export interface OpenStoreOptions {
   /** Called with errors of pooled PostgreSQL connections (e.g. the server restarted). */
   onIdleError?: (error: Error) => void;
@@ -70,7 +97,9 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
     database.pragma('synchronous = NORMAL');
     database.pragma('foreign_keys = ON');
     database.pragma('busy_timeout = 5000');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    const db = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: withStatementCache(database) }),
+    });
     return { engine: 'sqlite', db, close: () => db.destroy() };
   }
   const pool = new pg.Pool({
@@ -89,5 +118,14 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
   // for its errors; without a listener of its own, that error would end the process.
   pool.on('connect', (client) => client.on('error', reportConnectionError));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { engine: 'postgres', db, close: () => db.destroy() };
+  return {
+    engine: 'postgres',
+    db,
+    poolStats: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+    }),
+    close: () => db.destroy(),
+  };
 }

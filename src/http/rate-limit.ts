@@ -15,6 +15,7 @@ export interface RateLimitOptions {
    * API up when Redis is down); this reports it.
    */
   onStoreError(error: unknown, request: FastifyRequest): void;
+  onRejected(): void;
 }
 
 /** The budget a request is counted against: its key's rotation chain, or else its address. */
@@ -70,6 +71,7 @@ export async function registerRateLimit(
     reply.header('ratelimit-remaining', over ? 0 : state.remaining);
     reply.header('ratelimit-reset', resetSeconds);
     if (over) {
+      options.onRejected();
       throw new ApiError(
         'rate_limited',
         `rate limit of ${state.max} requests per minute exceeded; retry after ${resetSeconds} seconds`,

@@ -28,11 +28,11 @@ export function toCachedResponse(
 export class ResponseCache {
   readonly #entries: LRUCache<string, CachedResponse> | undefined;
   readonly #inFlight = new Map<string, Promise<CachedResponse>>();
-  #hits = 0;
-  #misses = 0;
+  readonly #onLookup: (hit: boolean) => void;
 
   /** `maxBytes` 0 turns storing off; concurrent misses are still shared. */
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, onLookup: (hit: boolean) => void = () => {}) {
+    this.#onLookup = onLookup;
     this.#entries =
       maxBytes > 0
         ? new LRUCache({
@@ -45,11 +45,8 @@ export class ResponseCache {
 
   async get(key: string, produce: () => Promise<CachedResponse>): Promise<CachedResponse> {
     const stored = this.#entries?.get(key);
-    if (stored) {
-      this.#hits += 1;
-      return stored;
-    }
-    this.#misses += 1;
+    this.#onLookup(stored !== undefined);
+    if (stored) return stored;
     const pending = this.#inFlight.get(key);
     if (pending) return pending;
     const computing = produce().then(
@@ -65,10 +62,5 @@ export class ResponseCache {
     );
     this.#inFlight.set(key, computing);
     return computing;
-  }
-
-  /** Lookups answered from memory and lookups that were not, since the start. */
-  stats(): { hits: number; misses: number; bytes: number } {
-    return { hits: this.#hits, misses: this.#misses, bytes: this.#entries?.calculatedSize ?? 0 };
   }
 }

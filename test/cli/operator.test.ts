@@ -119,7 +119,7 @@ describe.each(ENGINES)('operator CLI on %s', (engine) => {
 
     const server = await startHadir(['serve', '--port', '0', '--json'], {
       databaseUrl,
-      ready: /^\{"url":"(http:\/\/[^"]+)"\}$/m,
+      ready: /^\{"url":"(http:\/\/[^"]+)",/m,
     });
     try {
       const base = `${server.match[1]}/developer/v1`;

@@ -1,9 +1,10 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { buildApp } from '../../src/app.ts';
 import type { Engine, Store } from '../../src/db/connect.ts';
-import type { RateLimitStore } from '../../src/http/rate-limit-stores.ts';
+import type { Metrics } from '../../src/http/metrics.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import type { ServerSecrets } from '../../src/secrets.ts';
 import { ManualClock } from './clock.ts';
@@ -67,7 +68,8 @@ export async function startTestApp(
     clock?: ManualClock;
     mailer?: Mailer;
     addressAttemptsPerMinute?: number;
-    rateLimitStore?: RateLimitStore;
+    redis?: Redis;
+    metrics?: Metrics;
     responseCacheBytes?: number;
   } = {},
 ): Promise<TestApp> {
@@ -93,7 +95,8 @@ export async function startTestApp(
         ? { responseCacheBytes: options.responseCacheBytes }
         : {}),
     },
-    ...(options.rateLimitStore ? { rateLimitStore: options.rateLimitStore } : {}),
+    ...(options.redis ? { redis: options.redis } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   return {
     app,

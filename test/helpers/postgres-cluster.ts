@@ -1,5 +1,13 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,11 +58,17 @@ function serverUserIds(): { uid: number; gid: number } | undefined {
   return { uid, gid };
 }
 
-/** Starts a fresh cluster tuned for tests (no fsync); `stop()` ends it and removes its folder. */
-export async function startPostgresCluster(): Promise<PostgresCluster> {
+/**
+ * Starts a cluster tuned for throwaway data (no fsync). By default it is fresh and `stop()` removes
+ * it; with `keepIn`, its data lives in that folder and is reused by the next start.
+ */
+export async function startPostgresCluster(
+  options: { keepIn?: string } = {},
+): Promise<PostgresCluster> {
   const bin = findPostgresBin();
+  // The folder for sockets (and, unless kept elsewhere, the data).
   const folder = mkdtempSync(join(tmpdir(), 'hadir-pg-'));
-  const dataDir = join(folder, 'data');
+  const dataDir = options.keepIn ?? join(folder, 'data');
   const ids = serverUserIds();
   if (ids) {
     chmodSync(folder, 0o755);
@@ -62,11 +76,17 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   }
   // initdb and postgres refuse to run as root, so as root they run as the `postgres` user.
   const runAs = ids ? { uid: ids.uid, gid: ids.gid } : {};
-  execFileSync(
-    join(bin, 'initdb'),
-    ['-D', dataDir, '-U', 'hadir', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
-    { stdio: 'pipe', cwd: folder, ...runAs },
-  );
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    if (options.keepIn && ids) {
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      chownSync(dataDir, ids.uid, ids.gid);
+    }
+    execFileSync(
+      join(bin, 'initdb'),
+      ['-D', dataDir, '-U', 'hadir', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
+      { stdio: 'pipe', cwd: folder, ...runAs },
+    );
+  }
 
   const port = await freePort();
   const args = [

@@ -1,0 +1,112 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { freePort } from '../test/helpers/postgres-cluster.ts';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+
+/** A server in a child process, with its resident memory sampled while a case runs. */
+export interface ServerProcess {
+  readonly url: string;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+}
+
+async function waitForHttp(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${output()}`);
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`server did not become ready:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function track(child: ChildProcess, url: string): ServerProcess {
+  return {
+    url,
+    pid: child.pid as number,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited(child);
+    },
+  };
+}
+
+/** Hadir itself, as an operator starts it, with the rate limit lifted for the run. */
+export async function startHadir(env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port)],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'info',
+        RATE_LIMIT_PER_MINUTE: '1000000000',
+        CODE_HMAC_SECRET: randomBytes(32).toString('hex'),
+        KEY_SEAL_SECRET: randomBytes(32).toString('hex'),
+        SMTP_URL: 'smtp://127.0.0.1:9',
+        ...env,
+      },
+      // The access log is written (its cost is part of the service) but not kept.
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let errors = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    errors = (errors + chunk.toString()).slice(-4000);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/readyz`, child, () => errors);
+  return track(child, url);
+}
+
+/** The plain node:http server answering with `bodyFile`'s bytes. */
+export async function startCeiling(bodyFile: string): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [`${ROOT}bench/ceiling-server.mjs`, bodyFile], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const first = await new Promise<string>((resolve, reject) => {
+    lines.once('line', resolve);
+    child.once('exit', () => reject(new Error('the ceiling server exited')));
+  });
+  lines.close();
+  const { port } = JSON.parse(first) as { port: number };
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(url, child, () => '');
+  return track(child, url);
+}
+
+/** Samples a process's resident set every 50 ms until stopped; returns the largest, in bytes. */
+export function sampleRss(pid: number): () => number {
+  let peak = 0;
+  const read = () => {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+      peak = Math.max(peak, kb * 1024);
+    } catch {}
+  };
+  read();
+  const timer = setInterval(read, 50);
+  return () => {
+    clearInterval(timer);
+    read();
+    return peak;
+  };
+}

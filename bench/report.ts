@@ -1,0 +1,146 @@
+import os from 'node:os';
+
+export type BenchCase = string;
+
+export interface Measurement {
+  engine: string;
+  case: BenchCase;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  peakRssBytes: number;
+}
+
+export interface Row extends Measurement {
+  /** This case's requests per second as a share of the ceiling's, in the same run. */
+  ratioToCeiling: number;
+  target?: string;
+  met?: boolean;
+}
+
+export interface Report {
+  machine: { cpus: number; cpuModel: string; node: string; platform: string };
+  settings: {
+    connections: number;
+    durationSeconds: number;
+    deepestPage: number;
+    pageBytes: number;
+    loadSeconds: number;
+  };
+  ceiling: Measurement;
+  rows: Row[];
+  allTargetsMet: boolean;
+}
+
+const MAX_RSS_BYTES = 250 * 1024 * 1024;
+
+/** Applies the targets of the benchmark to each row. */
+export function evaluate(
+  ceiling: Measurement,
+  measurements: Measurement[],
+  settings: Report['settings'],
+): Report {
+  const rows: Row[] = measurements.map((m) => ({
+    ...m,
+    ratioToCeiling: m.requestsPerSecond / ceiling.requestsPerSecond,
+  }));
+  const find = (engine: string, name: string) =>
+    rows.find((row) => row.engine === engine && row.case === name);
+
+  for (const row of rows) {
+    const checks: Array<[string, boolean]> = [];
+    if (row.case === 'page 1') checks.push(['≥ 10 % of ceiling', row.ratioToCeiling >= 0.1]);
+    if (row.case === `page ${settings.deepestPage}`) {
+      const first = find(row.engine, 'page 1');
+      checks.push(['p50 ≤ 1.25 × page 1', first !== undefined && row.p50Ms <= 1.25 * first.p50Ms]);
+    }
+    if (row.case === 'repeated page' || row.case === 'repeated page, 304') {
+      checks.push(['≥ 40 % of ceiling', row.ratioToCeiling >= 0.4]);
+    }
+    if (row.case === 'summary, 1 connection') checks.push(['p50 ≤ 2 ms', row.p50Ms <= 2]);
+    checks.push(['0 errors', row.errors === 0]);
+    checks.push(['RSS ≤ 250 MB', row.peakRssBytes <= MAX_RSS_BYTES]);
+    row.target = checks.map(([name]) => name).join(', ');
+    row.met = checks.every(([, ok]) => ok);
+  }
+  return {
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+    },
+    settings,
+    ceiling: { ...ceiling },
+    rows,
+    allTargetsMet: rows.every((row) => row.met),
+  };
+}
+
+const HEADER = [
+  'engine',
+  'case',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  'errors',
+  'peak RSS MB',
+  '% of ceiling',
+  'target',
+  'met',
+];
+
+function cells(row: Measurement & Partial<Row>): string[] {
+  return [
+    row.engine,
+    row.case,
+    Math.round(row.requestsPerSecond).toString(),
+    row.p50Ms.toFixed(1),
+    row.p99Ms.toFixed(1),
+    row.errors.toString(),
+    (row.peakRssBytes / 1024 / 1024).toFixed(0),
+    row.ratioToCeiling === undefined ? '100.0' : (row.ratioToCeiling * 100).toFixed(1),
+    row.target ?? '',
+    row.met === undefined ? '' : row.met ? 'yes' : 'NO',
+  ];
+}
+
+function lines(report: Report): string[][] {
+  return [cells(report.ceiling), ...report.rows.map(cells)];
+}
+
+/** Fixed-width text for the terminal. */
+export function renderTable(report: Report): string {
+  const all = [HEADER, ...lines(report)];
+  const widths = HEADER.map((_, column) => Math.max(...all.map((row) => row[column]?.length ?? 0)));
+  const format = (row: string[]) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return [
+    format(HEADER),
+    widths.map((width) => '-'.repeat(width)).join('  '),
+    ...lines(report).map(format),
+    '',
+    report.allTargetsMet ? 'Every target met.' : 'Some targets were NOT met (see the met column).',
+  ].join('\n');
+}
+
+export function renderMarkdown(report: Report): string {
+  const { machine, settings } = report;
+  return [
+    '# Benchmark results',
+    '',
+    `${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}, ${machine.platform}.`,
+    `${settings.connections} connections, ${settings.durationSeconds} s per case after a warm-up; a 200-row page is ${settings.pageBytes} bytes.`,
+    '',
+    `| ${HEADER.join(' | ')} |`,
+    `| ${HEADER.map(() => '---').join(' | ')} |`,
+    ...lines(report).map((row) => `| ${row.join(' | ')} |`),
+    '',
+    report.allTargetsMet ? 'Every target met.' : 'Some targets were not met.',
+    '',
+  ].join('\n');
+}

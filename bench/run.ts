@@ -1,0 +1,225 @@
+// npm run bench: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
+// cluster, measures a plain node:http ceiling, loads each case with autocannon, and writes the
+// table to bench/results/latest.json and latest.md.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { type Engine, openStore } from '../src/db/connect.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
+import { type ServerProcess, sampleRss, startCeiling, startHadir } from './processes.ts';
+import {
+  type BenchCase,
+  evaluate,
+  type Measurement,
+  renderMarkdown,
+  renderTable,
+} from './report.ts';
+import { BIG_CAMPAIGN, BIG_CAMPAIGN_ROWS, FIRST_SUBMISSION_MS, seedOnce } from './seed.ts';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const DATA = join(ROOT, 'bench', '.data');
+const RESULTS = join(ROOT, 'bench', 'results');
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
+const WARMUP_S = 2;
+const CONNECTIONS = 50;
+const LIMIT = 200;
+const DEEPEST_PAGE = Math.ceil(BIG_CAMPAIGN_ROWS / LIMIT) - 1;
+
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+async function prepare(engine: Engine, url: string): Promise<string> {
+  const store = openStore(url);
+  try {
+    await migrateToLatest(store);
+    const started = Date.now();
+    const manifest = await seedOnce(store, join(DATA, `${engine}.json`), log);
+    if (Date.now() - started > 5_000) {
+      // Fresh data: statistics for the planner, and on PostgreSQL a visibility map so paging
+      // reads from the index alone (autovacuum does both in production).
+      await sql.raw(engine === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE').execute(store.db);
+      log(`  ${engine}: seeded in ${Math.round((Date.now() - started) / 1000)} s`);
+    }
+    return manifest.key;
+  } finally {
+    await store.close();
+  }
+}
+
+async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+}
+
+interface Load {
+  path: string;
+  headers: Record<string, string>;
+  expectStatus: number;
+  connections?: number;
+}
+
+async function load(server: ServerProcess, request: Load, seconds: number) {
+  const stopSampling = sampleRss(server.pid);
+  const result = await autocannon({
+    url: `${server.url}${request.path}`,
+    connections: request.connections ?? CONNECTIONS,
+    duration: seconds,
+    headers: request.headers,
+  });
+  const rss = stopSampling();
+  const statuses = result.statusCodeStats as unknown as Record<string, { count: number }>;
+  const unexpected = Object.entries(statuses)
+    .filter(([status]) => Number(status) !== request.expectStatus)
+    .reduce((sum, [, { count }]) => sum + count, 0);
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts + unexpected,
+    peakRssBytes: rss,
+  };
+}
+
+async function measure(
+  engine: Engine | 'ceiling',
+  server: ServerProcess,
+  benchCase: BenchCase,
+  request: Load,
+): Promise<Measurement> {
+  await load(server, request, WARMUP_S);
+  const result = await load(server, request, DURATION_S);
+  log(
+    `  ${engine.padEnd(8)} ${benchCase.padEnd(22)} ${Math.round(result.requestsPerSecond)
+      .toString()
+      .padStart(6)} req/s  p50 ${result.p50Ms} ms`,
+  );
+  return { engine, case: benchCase, ...result };
+}
+
+async function fetchOk(url: string, headers: Record<string, string>): Promise<Response> {
+  const response = await fetch(url, { headers });
+  if (!response.ok) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
+  return response;
+}
+
+async function benchEngine(
+  engine: Engine,
+  databaseUrl: string,
+  key: string,
+): Promise<{ measurements: Measurement[]; page: Buffer }> {
+  const auth = { authorization: `Bearer ${key}` };
+  const base = `/developer/v1/campaigns/${BIG_CAMPAIGN}`;
+  const sinceMiddle = new Date(FIRST_SUBMISSION_MS + 1_500_000_000).toISOString();
+  const measurements: Measurement[] = [];
+
+  // Uncached: every request reads and serialises its rows (the response cache is off).
+  const uncached = await startHadir({ DATABASE_URL: databaseUrl, RESPONSE_CACHE_MB: '0' });
+  let page: Buffer;
+  try {
+    page = Buffer.from(
+      await (
+        await fetchOk(`${uncached.url}${base}/respondents?limit=${LIMIT}`, auth)
+      ).arrayBuffer(),
+    );
+    const cases: Array<[BenchCase, string, number?]> = [
+      ['page 1', `${base}/respondents?limit=${LIMIT}`],
+      [`page ${DEEPEST_PAGE}`, `${base}/respondents?limit=${LIMIT}&page=${DEEPEST_PAGE}`],
+      ['since page', `${base}/respondents?limit=${LIMIT}&since=${sinceMiddle}`],
+      ['summary', `${base}/summary`],
+      ['summary, 1 connection', `${base}/summary`, 1],
+      ['campaign list', '/developer/v1/campaigns'],
+    ];
+    for (const [name, path, connections] of cases) {
+      measurements.push(
+        await measure(engine, uncached, name, {
+          path,
+          headers: auth,
+          expectStatus: 200,
+          ...(connections ? { connections } : {}),
+        }),
+      );
+    }
+  } finally {
+    await uncached.stop();
+  }
+
+  // Cached, as deployed: a repeated page from the body cache, and revalidated with its ETag.
+  const cached = await startHadir({ DATABASE_URL: databaseUrl });
+  try {
+    const path = `${base}/respondents?limit=${LIMIT}&page=2`;
+    const etag = (await fetchOk(`${cached.url}${path}`, auth)).headers.get('etag') as string;
+    measurements.push(
+      await measure(engine, cached, 'repeated page', { path, headers: auth, expectStatus: 200 }),
+      await measure(engine, cached, 'repeated page, 304', {
+        path,
+        headers: { ...auth, 'if-none-match': etag },
+        expectStatus: 304,
+      }),
+    );
+  } finally {
+    await cached.stop();
+  }
+  return { measurements, page };
+}
+
+async function main(): Promise<void> {
+  mkdirSync(DATA, { recursive: true });
+  mkdirSync(RESULTS, { recursive: true });
+  log('Seeding (cached in bench/.data after the first run)');
+  const sqliteUrl = `sqlite:${join(DATA, 'bench.sqlite')}`;
+  const sqliteKey = await prepare('sqlite', sqliteUrl);
+  const cluster = await startPostgresCluster({ keepIn: join(DATA, 'postgres') });
+  try {
+    await ensureDatabase(cluster.url('postgres'), 'hadir_bench');
+    const postgresUrl = cluster.url('hadir_bench');
+    const postgresKey = await prepare('postgres', postgresUrl);
+
+    const started = Date.now();
+    log(
+      `Loading: ${CONNECTIONS} connections, ${DURATION_S} s per case after ${WARMUP_S} s warm-up`,
+    );
+    const sqlite = await benchEngine('sqlite', sqliteUrl, sqliteKey);
+    const postgres = await benchEngine('postgres', postgresUrl, postgresKey);
+
+    const bodyFile = join(tmpdir(), `hadir-ceiling-${process.pid}.json`);
+    writeFileSync(bodyFile, sqlite.page);
+    const ceilingServer = await startCeiling(bodyFile);
+    let ceiling: Measurement;
+    try {
+      ceiling = await measure('ceiling', ceilingServer, 'ceiling', {
+        path: '/',
+        headers: {},
+        expectStatus: 200,
+      });
+    } finally {
+      await ceilingServer.stop();
+    }
+
+    const report = evaluate(ceiling, [...sqlite.measurements, ...postgres.measurements], {
+      deepestPage: DEEPEST_PAGE,
+      pageBytes: sqlite.page.length,
+      connections: CONNECTIONS,
+      durationSeconds: DURATION_S,
+      loadSeconds: Math.round((Date.now() - started) / 1000),
+    });
+    writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+    writeFileSync(join(RESULTS, 'latest.md'), renderMarkdown(report));
+    log('');
+    log(renderTable(report));
+    log('Written to bench/results/latest.json and bench/results/latest.md');
+    process.exitCode = report.allTargetsMet ? 0 : 1;
+  } finally {
+    await cluster.stop();
+  }
+}
+
+await main();

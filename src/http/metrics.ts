@@ -1,0 +1,78 @@
+import type { FastifyInstance } from 'fastify';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Store } from '../db/connect.ts';
+
+/**
+ * What an operator watches, in Prometheus form: requests and their latency by route and status,
+ * rate-limit rejections and store failures, response-cache lookups, and database pool usage.
+ * One registry per app, so several apps in one process (tests) keep separate counts.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({
+    name: 'hadir_http_requests_total',
+    help: 'HTTP requests answered, by route, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly latency = new Histogram({
+    name: 'hadir_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by route, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [this.registry],
+  });
+  readonly rateLimited = new Counter({
+    name: 'hadir_rate_limit_rejections_total',
+    help: 'Data requests answered 429 because their budget was used up.',
+    registers: [this.registry],
+  });
+  readonly rateLimitStoreFailures = new Counter({
+    name: 'hadir_rate_limit_store_failures_total',
+    help: 'Data requests let through unlimited because the rate-limit store (Redis) failed.',
+    registers: [this.registry],
+  });
+  readonly cacheLookups = new Counter({
+    name: 'hadir_response_cache_lookups_total',
+    help: 'Response-cache lookups, by result (hit or miss).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(options: { processMetrics?: boolean } = {}) {
+    // Process metrics (CPU, memory, event-loop lag) are global; only a real server collects them.
+    if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Gauges read from the store's pool whenever metrics are scraped. */
+  watchPool(store: Store): void {
+    const stats = store.poolStats;
+    if (!stats) return;
+    const registry = this.registry;
+    new Gauge({
+      name: 'hadir_db_pool_connections',
+      help: 'Database pool connections, by state (total, idle, waiting clients).',
+      labelNames: ['state'] as const,
+      registers: [registry],
+      collect() {
+        const now = stats();
+        this.set({ state: 'total' }, now.total);
+        this.set({ state: 'idle' }, now.idle);
+        this.set({ state: 'waiting' }, now.waiting);
+      },
+    });
+  }
+
+  /** Counts every answered request under its route pattern (never the raw URL: ids stay out). */
+  register(app: FastifyInstance): void {
+    app.addHook('onResponse', async (request, reply) => {
+      const labels = {
+        route: request.routeOptions.url ?? 'unmatched',
+        method: request.method,
+        status: String(reply.statusCode),
+      };
+      this.requests.inc(labels);
+      this.latency.observe(labels, reply.elapsedTime / 1000);
+    });
+  }
+}
