@@ -9,12 +9,13 @@ import type { Config } from './config.ts';
 import type { Store } from './db/connect.ts';
 import { registerReferenceRoutes } from './docs/docs.routes.ts';
 import { registerOpenApi } from './docs/openapi.ts';
-import { logDataAccess } from './http/access-log.ts';
+import { logAbandonedDataAccess, logDataAccess } from './http/access-log.ts';
 import { ajvPlugins } from './http/ajv-plugins.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { registerHealthRoutes } from './http/health.ts';
 import { authenticateKey, requireKey } from './http/key-auth.ts';
 import { Metrics } from './http/metrics.ts';
+import { registerOverloadGuard } from './http/overload.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { LocalWindowStore, RedisWindowStore } from './http/rate-limit-stores.ts';
 import { ResponseCache } from './http/response-cache.ts';
@@ -30,18 +31,23 @@ export interface AppDeps {
   mailer: Mailer;
   portal: PortalSettings;
   config: Pick<Config, 'rateLimitPerMinute' | 'anonymousRateLimitPerMinute'> &
-    Partial<Pick<Config, 'trustProxy' | 'responseCacheBytes'>>;
+    Partial<Pick<Config, 'trustProxy' | 'responseCacheBytes' | 'maxEventLoopDelayMs'>>;
   logger: FastifyBaseLogger;
   /** Shares rate-limit counters between instances; without it they live in this process. */
   redis?: Redis;
   /** Counters and gauges; a fresh set when not given. */
   metrics?: Metrics;
+  /** How often the overload guard samples the event loop (tests shorten it). */
+  overloadSampleIntervalMs?: number;
   /** Data-API reads go here when given (a PostgreSQL replica); everything else uses `store`. */
   readStore?: Store;
 }
 
 /** Bytes of serialised pages and summaries kept in memory when the configuration names none. */
 export const DEFAULT_RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** Event-loop delay past which data requests are shed with 503 rather than queued. */
+export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 1000;
 
 export const DATA_PREFIX = '/developer/v1';
 export const PORTAL_PREFIX = '/developer/auth';
@@ -72,6 +78,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Data responses relax this to private revalidation once they carry an ETag.
     reply.header('cache-control', 'no-store');
   });
+  // While shutting down, in-flight answers close their connection, so no idle keep-alive socket
+  // holds the process open after the last request.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   registerErrorHandling(app);
   await registerOpenApi(app);
 
@@ -90,6 +105,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   let lastStoreWarning = Number.NEGATIVE_INFINITY;
   await app.register(
     async (data) => {
+      await registerOverloadGuard(data, {
+        maxEventLoopDelayMs: deps.config.maxEventLoopDelayMs ?? DEFAULT_MAX_EVENT_LOOP_DELAY_MS,
+        ...(deps.overloadSampleIntervalMs
+          ? { sampleIntervalMs: deps.overloadSampleIntervalMs }
+          : {}),
+        onShed: () => metrics.shed.inc(),
+      });
       data.addHook('onRequest', authenticateKey(deps.store.db, deps.clock));
       await registerRateLimit(data, {
         perKeyPerMinute: deps.config.rateLimitPerMinute,
@@ -108,6 +130,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         requireKey(request);
       });
       data.addHook('onResponse', logDataAccess);
+      data.decorateRequest('clientGone', false);
+      data.addHook('onRequestAbort', logAbandonedDataAccess);
       await data.register(campaignRoutes(campaigns));
     },
     { prefix: DATA_PREFIX },

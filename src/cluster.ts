@@ -34,11 +34,20 @@ export async function runCluster(
   let stopping = false;
   const startedAt = new Map<Worker, number>();
   const fork = () => startedAt.set(cluster.fork(), Date.now());
+  // Ready once every worker listens (and so answers the primary's requests for metrics).
   const listening = new Promise<string>((resolve) => {
-    cluster.once('listening', (_worker, address) => {
+    let count = 0;
+    const onListening = (
+      _worker: Worker,
+      address: { address: string; port: number; addressType: number | string },
+    ) => {
+      count += 1;
+      if (count < config.workers) return;
+      cluster.off('listening', onListening);
       const host = address.addressType === 6 ? `[${address.address}]` : address.address;
       resolve(`http://${host === '::1' ? 'localhost' : host}:${address.port}`);
-    });
+    };
+    cluster.on('listening', onListening);
   });
   cluster.on('exit', (worker, code, signal) => {
     const uptime = Date.now() - (startedAt.get(worker) ?? 0);

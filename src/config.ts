@@ -35,6 +35,8 @@ export interface Config {
   readonly metricsHost: string;
   /** Server processes on this machine (node:cluster); 1 runs in this process. */
   readonly workers: number;
+  /** Event-loop delay (ms) past which data requests are shed with 503 and Retry-After. */
+  readonly maxEventLoopDelayMs: number;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/hadir.sqlite';
@@ -74,6 +76,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(env.METRICS_PORT ? { metricsPort: readInteger(env, 'METRICS_PORT', 0, 0, 65535) } : {}),
     metricsHost: env.METRICS_HOST || '127.0.0.1',
     workers: readInteger(env, 'WORKERS', 1, 1, 64),
+    maxEventLoopDelayMs: readInteger(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 10, 60_000),
   });
 }
 

@@ -3,6 +3,7 @@ import { ApiError } from '../errors.ts';
 import { sendTagged } from '../http/conditional.ts';
 import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
 import { requireKey } from '../http/key-auth.ts';
+import { ensureClientWaiting } from '../http/overload.ts';
 import {
   CampaignParams,
   CampaignsResponse,
@@ -64,7 +65,9 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
       async (request, reply) => {
         const key = requireKey(request);
         request.accessRecord = { campaignId: request.params.id };
-        const response = await service.summary(key, request.params.id);
+        const response = await service.summary(key, request.params.id, () =>
+          ensureClientWaiting(request),
+        );
         request.accessRecord.fieldKeys = [...response.fieldKeys];
         return sendTagged(request, reply, response);
       },
@@ -112,12 +115,17 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
         }
         // The schema's date-time format runs parseInstant too, so this always succeeds here.
         const sinceMs = since === undefined ? undefined : parseInstant(since);
-        const response = await service.respondents(key, request.params.id, {
-          page: page ?? 1,
-          limit: limit ?? DEFAULT_PAGE_LIMIT,
-          sinceMs,
-          ...(decoded ? { cursor: decoded } : {}),
-        });
+        const response = await service.respondents(
+          key,
+          request.params.id,
+          {
+            page: page ?? 1,
+            limit: limit ?? DEFAULT_PAGE_LIMIT,
+            sinceMs,
+            ...(decoded ? { cursor: decoded } : {}),
+          },
+          () => ensureClientWaiting(request),
+        );
         request.accessRecord.fieldKeys = [...response.fieldKeys];
         request.accessRecord.rows = response.rows;
         return sendTagged(request, reply, response);

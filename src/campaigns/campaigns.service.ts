@@ -78,11 +78,17 @@ interface RespondentsPage {
  */
 export interface CampaignService {
   listCampaigns(key: AuthenticatedKey): Promise<CachedResponse>;
-  summary(key: AuthenticatedKey, campaignId: string): Promise<CachedResponse>;
+  /** `beforeWork` runs once access is settled, before the answer is read: it may abandon it. */
+  summary(
+    key: AuthenticatedKey,
+    campaignId: string,
+    beforeWork?: () => void,
+  ): Promise<CachedResponse>;
   respondents(
     key: AuthenticatedKey,
     campaignId: string,
     query: RespondentsQuery,
+    beforeWork?: () => void,
   ): Promise<CachedResponse>;
 }
 
@@ -158,8 +164,9 @@ export function createCampaignService(db: Kysely<Database>, cache: ResponseCache
       );
     },
 
-    async summary(key, campaignId) {
+    async summary(key, campaignId, beforeWork) {
       const { campaign, projection } = await access(key, campaignId);
+      beforeWork?.();
       const cacheKey = `summary\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}`;
       return cache.get(cacheKey, async () => {
         const summary = await buildSummary(campaign, projection);
@@ -167,8 +174,9 @@ export function createCampaignService(db: Kysely<Database>, cache: ResponseCache
       });
     },
 
-    async respondents(key, campaignId, query) {
+    async respondents(key, campaignId, query, beforeWork) {
       const { campaign, projection } = await access(key, campaignId);
+      beforeWork?.();
       const place = query.cursor ? `cursor:${encodeCursor(query.cursor)}` : `page:${query.page}`;
       const cacheKey = `respondents\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}\u0000${query.sinceMs ?? ''}\u0000${place}\u0000${query.limit}`;
       return cache.get(cacheKey, async () => {

@@ -5,6 +5,23 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * row count) and how it ended. Never a value, a key or a token.
  */
 export async function logDataAccess(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  writeAccessLine(request, reply.statusCode, reply.elapsedTime);
+}
+
+/** Status 499 (the nginx convention): the client closed the connection before its answer. */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+export async function logAbandonedDataAccess(request: FastifyRequest): Promise<void> {
+  request.clientGone = true;
+  // Fastify passes no reply to this hook, and with it no elapsed time.
+  writeAccessLine(request, CLIENT_CLOSED_REQUEST, undefined);
+}
+
+function writeAccessLine(
+  request: FastifyRequest,
+  status: number,
+  elapsedMs: number | undefined,
+): void {
   const verification = request.keyVerification;
   const key = verification?.kind === 'valid' ? verification.key : undefined;
   const record = request.accessRecord;
@@ -18,8 +35,8 @@ export async function logDataAccess(request: FastifyRequest, reply: FastifyReply
       campaignId: record?.campaignId ?? null,
       fieldKeys: record?.fieldKeys ?? [],
       rows: record?.rows ?? 0,
-      status: reply.statusCode,
-      durationMs: Math.round(reply.elapsedTime * 100) / 100,
+      status,
+      durationMs: elapsedMs === undefined ? null : Math.round(elapsedMs * 100) / 100,
     },
     'data access',
   );

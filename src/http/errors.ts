@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { isStoreUnavailable } from '../db/store-errors.ts';
 import { ApiError, type ErrorCode, errorBody } from '../errors.ts';
+import { CLIENT_CLOSED_REQUEST } from './access-log.ts';
+import { RequestAbandoned } from './overload.ts';
 
 /** Seconds a client should wait before retrying while the store is unreachable. */
 export const STORE_RETRY_AFTER_SECONDS = 5;
@@ -80,6 +82,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof RequestAbandoned) {
+      // Nobody is listening; the abort was already logged and counted (status 499).
+      request.log.info('work abandoned: the client closed the connection');
+      reply.code(CLIENT_CLOSED_REQUEST).send();
+      return;
+    }
     if (error instanceof ApiError) {
       reply.headers(error.headers).code(error.status).send(errorBody(error.code, error.message));
       return;

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Store } from '../db/connect.ts';
+import { CLIENT_CLOSED_REQUEST } from './access-log.ts';
 
 /**
  * What an operator watches, in Prometheus form: requests and their latency by route and status,
@@ -30,6 +31,11 @@ export class Metrics {
   readonly rateLimitStoreFailures = new Counter({
     name: 'hadir_rate_limit_store_failures_total',
     help: 'Data requests let through unlimited because the rate-limit store (Redis) failed.',
+    registers: [this.registry],
+  });
+  readonly shed = new Counter({
+    name: 'hadir_overload_rejections_total',
+    help: 'Data requests answered 503 at once because the event loop was overloaded.',
     registers: [this.registry],
   });
   readonly cacheLookups = new Counter({
@@ -73,6 +79,10 @@ export class Metrics {
       };
       this.requests.inc(labels);
       this.latency.observe(labels, reply.elapsedTime / 1000);
+    });
+    app.addHook('onRequestAbort', async (request) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      this.requests.inc({ route, method: request.method, status: String(CLIENT_CLOSED_REQUEST) });
     });
   }
 }

@@ -14,5 +14,7 @@ declare module 'fastify' {
     accessRecord?: AccessRecord;
     /** Set by the rate limit on conditional requests: counts one that gets a full response. */
     chargeRateLimit: (() => Promise<void>) | null;
+    /** Set when the client closed the connection before its answer was sent. */
+    clientGone: boolean;
   }
 }

@@ -71,6 +71,8 @@ export async function startTestApp(
     redis?: Redis;
     metrics?: Metrics;
     responseCacheBytes?: number;
+    maxEventLoopDelayMs?: number;
+    overloadSampleIntervalMs?: number;
   } = {},
 ): Promise<TestApp> {
   const store =
@@ -94,9 +96,13 @@ export async function startTestApp(
       ...(options.responseCacheBytes !== undefined
         ? { responseCacheBytes: options.responseCacheBytes }
         : {}),
+      ...(options.maxEventLoopDelayMs ? { maxEventLoopDelayMs: options.maxEventLoopDelayMs } : {}),
     },
     ...(options.redis ? { redis: options.redis } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.overloadSampleIntervalMs
+      ? { overloadSampleIntervalMs: options.overloadSampleIntervalMs }
+      : {}),
   });
   return {
     app,

@@ -58,7 +58,7 @@ export function runHadir(
 /** Starts a long-running command and resolves once its output matches `ready`. */
 export function startHadir(
   args: string[],
-  options: { databaseUrl?: string; cwd?: string; ready: RegExp },
+  options: { databaseUrl?: string; cwd?: string; ready: RegExp; env?: Record<string, string> },
 ): Promise<{ child: ChildProcess; output: () => string; match: RegExpMatchArray }> {
   return new Promise((resolve, reject) => {
     const child = spawn(HADIR_BIN, args, {
@@ -68,6 +68,7 @@ export function startHadir(
         ...TEST_SECRET_ENV,
         ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
         LOG_LEVEL: 'warn',
+        ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
