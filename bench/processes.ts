@@ -44,28 +44,27 @@ function track(child: ChildProcess, url: string): ServerProcess {
   };
 }
 
-/** Hadir itself, as an operator starts it, with the rate limit lifted for the run. */
+/**
+ * Hadir itself, as an operator runs it in production (compiled by `npm run build:server`), with
+ * the rate limit lifted for the run.
+ */
 export async function startHadir(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', String(port)],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        LOG_LEVEL: 'info',
-        RATE_LIMIT_PER_MINUTE: '1000000000',
-        CODE_HMAC_SECRET: randomBytes(32).toString('hex'),
-        KEY_SEAL_SECRET: randomBytes(32).toString('hex'),
-        SMTP_URL: 'smtp://127.0.0.1:9',
-        ...env,
-      },
-      // The access log is written (its cost is part of the service) but not kept.
-      stdio: ['ignore', 'ignore', 'pipe'],
+  const child = spawn(process.execPath, ['dist/src/cli/main.js', 'serve', '--port', String(port)], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_MINUTE: '1000000000',
+      CODE_HMAC_SECRET: randomBytes(32).toString('hex'),
+      KEY_SEAL_SECRET: randomBytes(32).toString('hex'),
+      SMTP_URL: 'smtp://127.0.0.1:9',
+      ...env,
     },
-  );
+    // The access log is written (its cost is part of the service) but not kept.
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let errors = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     errors = (errors + chunk.toString()).slice(-4000);

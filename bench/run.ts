@@ -1,6 +1,7 @@
 // npm run bench: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
 // cluster, measures a plain node:http ceiling, loads each case with autocannon, and writes the
 // table to bench/results/latest.json and latest.md.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,20 +90,33 @@ async function load(server: ServerProcess, request: Load, seconds: number) {
   };
 }
 
+/** The ceiling server, loaded right before each case: this machine's speed drifts over minutes. */
+let ceilingServer: ServerProcess;
+
 async function measure(
-  engine: Engine | 'ceiling',
+  engine: Engine,
   server: ServerProcess,
   benchCase: BenchCase,
   request: Load,
 ): Promise<Measurement> {
+  const ceilingLoad: Load = { path: '/', headers: {}, expectStatus: 200 };
+  await load(ceilingServer, ceilingLoad, WARMUP_S);
+  const ceiling = await load(ceilingServer, ceilingLoad, DURATION_S);
   await load(server, request, WARMUP_S);
   const result = await load(server, request, DURATION_S);
   log(
     `  ${engine.padEnd(8)} ${benchCase.padEnd(22)} ${Math.round(result.requestsPerSecond)
       .toString()
-      .padStart(6)} req/s  p50 ${result.p50Ms} ms`,
+      .padStart(
+        6,
+      )} req/s  p50 ${result.p50Ms} ms  (ceiling ${Math.round(ceiling.requestsPerSecond)} req/s)`,
   );
-  return { engine, case: benchCase, ...result };
+  return {
+    engine,
+    case: benchCase,
+    ...result,
+    ceilingRequestsPerSecond: ceiling.requestsPerSecond,
+  };
 }
 
 async function fetchOk(url: string, headers: Record<string, string>): Promise<Response> {
@@ -115,7 +129,7 @@ async function benchEngine(
   engine: Engine,
   databaseUrl: string,
   key: string,
-): Promise<{ measurements: Measurement[]; page: Buffer }> {
+): Promise<Measurement[]> {
   const auth = { authorization: `Bearer ${key}` };
   const base = `/developer/v1/campaigns/${BIG_CAMPAIGN}`;
   const sinceMiddle = new Date(FIRST_SUBMISSION_MS + 1_500_000_000).toISOString();
@@ -123,13 +137,7 @@ async function benchEngine(
 
   // Uncached: every request reads and serialises its rows (the response cache is off).
   const uncached = await startHadir({ DATABASE_URL: databaseUrl, RESPONSE_CACHE_MB: '0' });
-  let page: Buffer;
   try {
-    page = Buffer.from(
-      await (
-        await fetchOk(`${uncached.url}${base}/respondents?limit=${LIMIT}`, auth)
-      ).arrayBuffer(),
-    );
     const cases: Array<[BenchCase, string, number?]> = [
       ['page 1', `${base}/respondents?limit=${LIMIT}`],
       [`page ${DEEPEST_PAGE}`, `${base}/respondents?limit=${LIMIT}&page=${DEEPEST_PAGE}`],
@@ -168,10 +176,25 @@ async function benchEngine(
   } finally {
     await cached.stop();
   }
-  return { measurements, page };
+  return measurements;
+}
+
+/** The bytes of page 1 (limit 200) of the big campaign, as Hadir serves them. */
+async function firstPage(databaseUrl: string, key: string): Promise<Buffer> {
+  const server = await startHadir({ DATABASE_URL: databaseUrl });
+  try {
+    const url = `${server.url}/developer/v1/campaigns/${BIG_CAMPAIGN}/respondents?limit=${LIMIT}`;
+    return Buffer.from(
+      await (await fetchOk(url, { authorization: `Bearer ${key}` })).arrayBuffer(),
+    );
+  } finally {
+    await server.stop();
+  }
 }
 
 async function main(): Promise<void> {
+  log('Building the server (npm run build:server)');
+  execFileSync('npm', ['run', '--silent', 'build:server'], { cwd: ROOT, stdio: 'inherit' });
   mkdirSync(DATA, { recursive: true });
   mkdirSync(RESULTS, { recursive: true });
   log('Seeding (cached in bench/.data after the first run)');
@@ -183,30 +206,27 @@ async function main(): Promise<void> {
     const postgresUrl = cluster.url('hadir_bench');
     const postgresKey = await prepare('postgres', postgresUrl);
 
+    const page = await firstPage(sqliteUrl, sqliteKey);
+    const bodyFile = join(tmpdir(), `hadir-ceiling-${process.pid}.json`);
+    writeFileSync(bodyFile, page);
+    ceilingServer = await startCeiling(bodyFile);
     const started = Date.now();
     log(
-      `Loading: ${CONNECTIONS} connections, ${DURATION_S} s per case after ${WARMUP_S} s warm-up`,
+      `Loading: ${CONNECTIONS} connections, ${DURATION_S} s per case after ${WARMUP_S} s warm-up, each right after the ceiling`,
     );
-    const sqlite = await benchEngine('sqlite', sqliteUrl, sqliteKey);
-    const postgres = await benchEngine('postgres', postgresUrl, postgresKey);
-
-    const bodyFile = join(tmpdir(), `hadir-ceiling-${process.pid}.json`);
-    writeFileSync(bodyFile, sqlite.page);
-    const ceilingServer = await startCeiling(bodyFile);
-    let ceiling: Measurement;
+    let measurements: Measurement[];
     try {
-      ceiling = await measure('ceiling', ceilingServer, 'ceiling', {
-        path: '/',
-        headers: {},
-        expectStatus: 200,
-      });
+      measurements = [
+        ...(await benchEngine('sqlite', sqliteUrl, sqliteKey)),
+        ...(await benchEngine('postgres', postgresUrl, postgresKey)),
+      ];
     } finally {
       await ceilingServer.stop();
     }
 
-    const report = evaluate(ceiling, [...sqlite.measurements, ...postgres.measurements], {
+    const report = evaluate(measurements, {
       deepestPage: DEEPEST_PAGE,
-      pageBytes: sqlite.page.length,
+      pageBytes: page.length,
       connections: CONNECTIONS,
       durationSeconds: DURATION_S,
       loadSeconds: Math.round((Date.now() - started) / 1000),

@@ -56,44 +56,38 @@ export const findCampaignsInScope: (
     .orderBy('c.id'),
 );
 
-/** Which of the given field keys are single-choice (RADIO or SELECT) fields of the campaign. */
-export async function findSingleChoiceFieldKeys(
-  db: Kysely<Database>,
-  campaignId: string,
-  keys: readonly string[],
-): Promise<string[]> {
-  if (keys.length === 0) return [];
-  const rows = await db
-    .selectFrom('campaign_fields')
-    .select('key')
-    .where('campaign_id', '=', campaignId)
-    .where('key', 'in', keys)
-    .where('type', 'in', ['RADIO', 'SELECT'])
-    .execute();
-  return rows.map((row) => row.key);
-}
-
-export interface AnswerCount {
+/** One single-choice field's answer count; `value` and `count` are null for a field no one answered. */
+export interface BreakdownRow {
   fieldKey: string;
-  value: string;
-  count: number;
+  value: string | null;
+  count: number | null;
 }
 
-/** Trigger-maintained answer counts of the given fields: no scan of respondents. */
-export async function findAnswerCounts(
+/**
+ * The trigger-maintained answer counts of those of `keys` that are single-choice (RADIO or
+ * SELECT) fields of the campaign, in one query: no scan of respondents. A single-choice field
+ * without answers still comes back once, so its breakdown can be shown empty.
+ */
+export async function findBreakdowns(
   db: Kysely<Database>,
   campaignId: string,
   keys: readonly string[],
-): Promise<AnswerCount[]> {
+): Promise<BreakdownRow[]> {
   if (keys.length === 0) return [];
   return db
-    .selectFrom('answer_counts')
-    .select(['field_key as fieldKey', 'value', 'count'])
-    .where('campaign_id', '=', campaignId)
-    .where('field_key', 'in', keys)
-    .where('count', '>', 0)
-    .orderBy('field_key')
-    .orderBy('value')
+    .selectFrom('campaign_fields as f')
+    .leftJoin('answer_counts as a', (join) =>
+      join
+        .onRef('a.campaign_id', '=', 'f.campaign_id')
+        .onRef('a.field_key', '=', 'f.key')
+        .on('a.count', '>', 0),
+    )
+    .select(['f.key as fieldKey', 'a.value as value', 'a.count as count'])
+    .where('f.campaign_id', '=', campaignId)
+    .where('f.key', 'in', keys)
+    .where('f.type', 'in', ['RADIO', 'SELECT'])
+    .orderBy('f.key')
+    .orderBy('a.value')
     .execute();
 }
 

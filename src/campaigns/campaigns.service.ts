@@ -7,15 +7,15 @@ import {
   toCachedResponse,
 } from '../http/response-cache.ts';
 import type { AuthenticatedKey } from '../keys/keys.service.ts';
+import { SingleFlight } from '../single-flight.ts';
 import {
   type CampaignRecord,
   countRespondents,
-  findAnswerCounts,
+  findBreakdowns,
   findCampaign,
   findCampaignsInScope,
   findEveryNthPosition,
   findRespondentPage,
-  findSingleChoiceFieldKeys,
   type Position,
 } from './campaigns.repository.ts';
 import type { AnswerValue, Projection } from './field-projection.ts';
@@ -111,6 +111,8 @@ function toCampaign(record: CampaignRecord): Campaign {
 export function createCampaignService(db: Kysely<Database>, cache: ResponseCache): CampaignService {
   const scopes = new ScopeProjections(db);
   const positions = new PagePositions();
+  // Read on every request for its version; requests for one campaign at one moment share a read.
+  const campaignReads = new SingleFlight<CampaignRecord | undefined>();
 
   /** Spec, Errors rule 1: 404 for no such (or a deleted) campaign, 403 for one outside the scope. */
   async function access(
@@ -118,7 +120,7 @@ export function createCampaignService(db: Kysely<Database>, cache: ResponseCache
     campaignId: string,
   ): Promise<{ campaign: CampaignRecord; projection: Projection }> {
     const [campaign, scope] = await Promise.all([
-      findCampaign(db, campaignId),
+      campaignReads.run(campaignId, () => findCampaign(db, campaignId)),
       scopes.scopeOf(key),
     ]);
     if (!campaign || campaign.deletedAt !== null) {
@@ -190,15 +192,21 @@ export function createCampaignService(db: Kysely<Database>, cache: ResponseCache
   };
 
   async function buildSummary(campaign: CampaignRecord, projection: Projection): Promise<Summary> {
-    const campaignId = campaign.id;
-    const singleChoice = await findSingleChoiceFieldKeys(db, campaignId, projection.fieldKeys);
+    const rows = await findBreakdowns(db, campaign.id, projection.fieldKeys);
+    const counts = new Map<string, Record<string, number>>();
+    for (const row of rows) {
+      let breakdown = counts.get(row.fieldKey);
+      if (!breakdown) {
+        breakdown = {};
+        counts.set(row.fieldKey, breakdown);
+      }
+      if (row.value !== null && row.count !== null) breakdown[row.value] = Number(row.count);
+    }
+    // In allow-list order, like the fields of a respondent.
     const breakdowns: Record<string, Record<string, number>> = {};
     for (const fieldKey of projection.fieldKeys) {
-      if (singleChoice.includes(fieldKey)) breakdowns[fieldKey] = {};
-    }
-    for (const row of await findAnswerCounts(db, campaignId, singleChoice)) {
-      const breakdown = breakdowns[row.fieldKey];
-      if (breakdown) breakdown[row.value] = Number(row.count);
+      const breakdown = counts.get(fieldKey);
+      if (breakdown) breakdowns[fieldKey] = breakdown;
     }
     return {
       campaign: { id: campaign.id, slug: campaign.slug, title: campaign.title },

@@ -3,20 +3,23 @@ import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
-import { bearerToken } from '../keys/key-format.ts';
+import { bearerToken, isWellFormedKey } from '../keys/key-format.ts';
 import { type AuthenticatedKey, type KeyVerification, verifyKey } from '../keys/keys.service.ts';
+import { SingleFlight } from '../single-flight.ts';
 
 /**
  * Reads the presented key and records the verdict on the request without rejecting yet: the rate
  * limit runs next and must count failed attempts per client address.
  */
 export function authenticateKey(db: Kysely<Database>, clock: Clock) {
+  // Requests with the same key at the same moment share one lookup (see SingleFlight).
+  const lookups = new SingleFlight<KeyVerification>();
   return async function authenticateKeyHook(request: FastifyRequest): Promise<void> {
-    request.keyVerification = await verifyKey(
-      db,
-      bearerToken(request.headers.authorization),
-      clock.now(),
-    );
+    const text = bearerToken(request.headers.authorization);
+    request.keyVerification =
+      text === undefined || !isWellFormedKey(text)
+        ? await verifyKey(db, text, clock.now())
+        : await lookups.run(text, () => verifyKey(db, text, clock.now()));
   };
 }
 

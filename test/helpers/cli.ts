@@ -5,7 +5,10 @@ import { runCli } from '../../src/cli/cli.ts';
 export const HADIR_BIN = fileURLToPath(new URL('../../bin/hadir', import.meta.url));
 
 /** Fixed server secrets for CLI runs in tests, so none is generated under the repository. */
-const TEST_SECRET_ENV = { CODE_HMAC_SECRET: '1'.repeat(64), KEY_SEAL_SECRET: '2'.repeat(64) };
+export const TEST_SECRET_ENV = {
+  CODE_HMAC_SECRET: '1'.repeat(64),
+  KEY_SEAL_SECRET: '2'.repeat(64),
+};
 
 export interface CliResult {
   status: number | null;
