@@ -113,6 +113,8 @@ export function createCampaignService(db: Kysely<Database>, cache: ResponseCache
   const positions = new PagePositions();
   // Read on every request for its version; requests for one campaign at one moment share a read.
   const campaignReads = new SingleFlight<CampaignRecord | undefined>();
+  // A deep page's start may take one pass over the index; concurrent requests share that pass.
+  const pageStarts = new SingleFlight<Position | null | undefined>();
 
   /** Spec, Errors rule 1: 404 for no such (or a deleted) campaign, 403 for one outside the scope. */
   async function access(
@@ -240,7 +242,12 @@ export function createCampaignService(db: Kysely<Database>, cache: ResponseCache
     const empty = { data: [], meta, servedFieldKeys: [] };
     if (!query.cursor && page > totalPages) return empty;
 
-    const after = query.cursor ? query.cursor.after : await pageStart(context, campaignId, query);
+    const after = query.cursor
+      ? query.cursor.after
+      : await pageStarts.run(
+          `${campaignId}\u0000${campaign.version}\u0000${query.sinceMs ?? ''}\u0000${query.limit}\u0000${query.page}`,
+          () => pageStart(context, campaignId, query),
+        );
     if (after === undefined) return empty;
     // One row more than the page tells whether another page follows, for nextCursor.
     const fetched = await findRespondentPage(

@@ -49,6 +49,31 @@ function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
+const DAY_MS = 86_400_000;
+// The date part of the last day formatted: rows of a page mostly share their day.
+let lastDay = Number.NaN;
+let lastDayPrefix = '';
+
+function pad2(n: number): string {
+  return n < 10 ? `0${n}` : String(n);
+}
+
+/**
+ * `new Date(ms).toISOString()`, several times faster for the instants a page is made of: the
+ * date part is reused from the previous call on the same day, the time is plain arithmetic.
+ */
 export function toIso(ms: number): string {
-  return new Date(ms).toISOString();
+  if (!Number.isInteger(ms) || ms < 0 || ms >= 253_402_300_800_000) {
+    return new Date(ms).toISOString();
+  }
+  const day = Math.floor(ms / DAY_MS);
+  if (day !== lastDay) {
+    lastDay = day;
+    lastDayPrefix = new Date(day * DAY_MS).toISOString().slice(0, 11);
+  }
+  const inDay = ms - day * DAY_MS;
+  const millis = inDay % 1000;
+  const seconds = Math.floor(inDay / 1000);
+  const fraction = millis < 10 ? `00${millis}` : millis < 100 ? `0${millis}` : String(millis);
+  return `${lastDayPrefix}${pad2(Math.floor(seconds / 3600))}:${pad2(Math.floor(seconds / 60) % 60)}:${pad2(seconds % 60)}.${fraction}Z`;
 }

@@ -6,16 +6,9 @@ import { Metrics } from '../../src/http/metrics.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { createTestDatabaseUrl, openTestStore } from '../helpers/stores.ts';
+import { until } from '../helpers/until.ts';
 
 const BASE = '/developer/v1';
-
-async function until(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('the overload guard', () => {
   let t: TestApp;

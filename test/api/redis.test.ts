@@ -7,6 +7,7 @@ import { ManualClock } from '../helpers/clock.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { type RedisServer, startRedisServer } from '../helpers/redis-server.ts';
 import { createTestDatabaseUrl, ENGINES, openTestStore } from '../helpers/stores.ts';
+import { until } from '../helpers/until.ts';
 
 const BASE = '/developer/v1';
 const SPEC_LIMIT = 120;
@@ -15,14 +16,6 @@ async function connected(url: string): Promise<Redis> {
   const redis = connectRedis(url, logCapture().logger);
   if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
   return redis;
-}
-
-async function eventually(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in 15 s');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe.each(ENGINES)('two instances sharing one Redis, on %s', (engine) => {
@@ -96,8 +89,8 @@ describe.each(ENGINES)('two instances sharing one Redis, on %s', (engine) => {
     expect(failures.values[0]?.value).toBeGreaterThanOrEqual((SPEC_LIMIT + 10) / 2);
 
     await redisServer.start();
-    await eventually(async () => (await second.get('/readyz')).status === 200);
-    await eventually(async () => (await first.get('/readyz')).status === 200);
+    await until(async () => (await second.get('/readyz')).status === 200, 'redis to be back');
+    await until(async () => (await first.get('/readyz')).status === 200, 'redis to be back');
     clock.advance(60_000);
     for (let n = 0; n < SPEC_LIMIT; n++) {
       expect((await (n % 2 ? first : second).get(`${BASE}/campaigns`, key)).status).toBe(200);

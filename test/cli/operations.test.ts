@@ -8,14 +8,7 @@ import { systemClock } from '../../src/clock.ts';
 import { exitOf, startHadir, TEST_SECRET_ENV } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { createTestDatabaseUrl, openTestStore } from '../helpers/stores.ts';
-
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+import { until } from '../helpers/until.ts';
 
 describe('SIGTERM while a request is in flight (PostgreSQL)', () => {
   let databaseUrl: string;

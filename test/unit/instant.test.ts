@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseInstant } from '../../src/campaigns/instant.ts';
+import { parseInstant, toIso } from '../../src/campaigns/instant.ts';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -42,5 +43,19 @@ describe('parseInstant', () => {
     '1795352040000',
   ])('rejects %s', (text) => {
     expect(parseInstant(text)).toBeUndefined();
+  });
+});
+
+describe('toIso', () => {
+  it('formats exactly like Date#toISOString across days, years and the edges of its fast path', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -62_135_596_800_000, max: 253_402_300_799_999 }), (ms) => {
+        expect(toIso(ms)).toBe(new Date(ms).toISOString());
+      }),
+      { numRuns: 5000 },
+    );
+    for (const ms of [0, 999, 1000, 86_399_999, 86_400_000, 951_782_400_000, 253_402_300_799_999]) {
+      expect(toIso(ms)).toBe(new Date(ms).toISOString());
+    }
   });
 });
