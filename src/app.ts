@@ -112,6 +112,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           : {}),
         onShed: () => metrics.shed.inc(),
       });
+      data.addHook('onRequest', async (request) => {
+        // Started before the key is checked, so the two reads overlap on PostgreSQL; used only
+        // once the key proved valid. Only a request that presents a key gets one.
+        const id = (request.params as { id?: unknown }).id;
+        if (typeof id !== 'string' || request.headers.authorization === undefined) return;
+        const read = campaigns.readCampaign(id);
+        read.catch(() => {}); // a failure surfaces where it is awaited, not as unhandled
+        request.campaignRead = read;
+      });
       data.addHook('onRequest', authenticateKey(deps.store.db, deps.clock));
       await registerRateLimit(data, {
         perKeyPerMinute: deps.config.rateLimitPerMinute,

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { sendTagged } from '../http/conditional.ts';
 import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
@@ -13,11 +14,19 @@ import {
   RespondentsResponse,
   SummaryResponse,
 } from './campaigns.schemas.ts';
-import type { CampaignService } from './campaigns.service.ts';
+import type { CampaignService, ReadOptions } from './campaigns.service.ts';
 import { parseInstant } from './instant.ts';
 import { decodeCursor } from './page-cursor.ts';
 
 const DATA = { tags: ['Data'], security: [{ apiKey: [] }] };
+
+/** The campaign read started alongside the key check, and the check that the client still waits. */
+function readOptions(request: FastifyRequest): ReadOptions {
+  return {
+    ...(request.campaignRead ? { campaign: request.campaignRead } : {}),
+    beforeWork: () => ensureClientWaiting(request),
+  };
+}
 
 /** The three data endpoints of spec, Endpoints. Every one is GET and changes nothing. */
 export function campaignRoutes(service: CampaignService): FastifyPluginAsyncTypebox {
@@ -65,9 +74,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
       async (request, reply) => {
         const key = requireKey(request);
         request.accessRecord = { campaignId: request.params.id };
-        const response = await service.summary(key, request.params.id, () =>
-          ensureClientWaiting(request),
-        );
+        const response = await service.summary(key, request.params.id, readOptions(request));
         request.accessRecord.fieldKeys = [...response.fieldKeys];
         return sendTagged(request, reply, response);
       },
@@ -124,7 +131,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
             sinceMs,
             ...(decoded ? { cursor: decoded } : {}),
           },
-          () => ensureClientWaiting(request),
+          readOptions(request),
         );
         request.accessRecord.fieldKeys = [...response.fieldKeys];
         request.accessRecord.rows = response.rows;

@@ -75,23 +75,34 @@ interface RespondentsPage {
   meta: PageMeta;
 }
 
+export interface ReadOptions {
+  /** The campaign's row, already being read (see `readCampaign`). */
+  campaign?: Promise<CampaignRecord | undefined>;
+  /** Runs once access is settled, before the answer is read: it may abandon the request. */
+  beforeWork?: () => void;
+}
+
 /**
  * Each answer is the serialised body with its ETag, and what the access log records: the field
  * keys present in at least one returned row, and the row count.
  */
 export interface CampaignService {
   listCampaigns(key: AuthenticatedKey): Promise<CachedResponse>;
-  /** `beforeWork` runs once access is settled, before the answer is read: it may abandon it. */
+  /**
+   * The campaign row, version included: read on every request. A caller may start it early,
+   * alongside the key check, and hand it in as `ReadOptions.campaign`.
+   */
+  readCampaign(campaignId: string): Promise<CampaignRecord | undefined>;
   summary(
     key: AuthenticatedKey,
     campaignId: string,
-    beforeWork?: () => void,
+    options?: ReadOptions,
   ): Promise<CachedResponse>;
   respondents(
     key: AuthenticatedKey,
     campaignId: string,
     query: RespondentsQuery,
-    beforeWork?: () => void,
+    options?: ReadOptions,
   ): Promise<CachedResponse>;
 }
 
@@ -120,12 +131,17 @@ export function createCampaignService(db: Kysely<Database>, cache: ResponseCache
   const pageStarts = new SingleFlight<Position | null | undefined>();
 
   /** Spec, Errors rule 1: 404 for no such (or a deleted) campaign, 403 for one outside the scope. */
+  function readCampaign(campaignId: string): Promise<CampaignRecord | undefined> {
+    return campaignReads.run(campaignId, () => findCampaign(db, campaignId));
+  }
+
   async function access(
     key: AuthenticatedKey,
     campaignId: string,
+    early?: Promise<CampaignRecord | undefined>,
   ): Promise<{ campaign: CampaignRecord; projection: Projection }> {
     const [campaign, scope] = await Promise.all([
-      campaignReads.run(campaignId, () => findCampaign(db, campaignId)),
+      early ?? readCampaign(campaignId),
       scopes.scopeOf(key),
     ]);
     if (!campaign || campaign.deletedAt !== null) {
@@ -171,9 +187,11 @@ export function createCampaignService(db: Kysely<Database>, cache: ResponseCache
       );
     },
 
-    async summary(key, campaignId, beforeWork) {
-      const { campaign, projection } = await access(key, campaignId);
-      beforeWork?.();
+    readCampaign,
+
+    async summary(key, campaignId, options = {}) {
+      const { campaign, projection } = await access(key, campaignId, options.campaign);
+      options.beforeWork?.();
       const cacheKey = `summary\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}`;
       return cache.get(cacheKey, async () => {
         const summary = await buildSummary(campaign, projection);
@@ -181,9 +199,9 @@ export function createCampaignService(db: Kysely<Database>, cache: ResponseCache
       });
     },
 
-    async respondents(key, campaignId, query, beforeWork) {
-      const { campaign, projection } = await access(key, campaignId);
-      beforeWork?.();
+    async respondents(key, campaignId, query, options = {}) {
+      const { campaign, projection } = await access(key, campaignId, options.campaign);
+      options.beforeWork?.();
       const place = query.cursor ? `cursor:${encodeCursor(query.cursor)}` : `page:${query.page}`;
       const cacheKey = `respondents\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}\u0000${query.sinceMs ?? ''}\u0000${place}\u0000${query.limit}`;
       return cache.get(cacheKey, async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -10,6 +11,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import { UsageError } from '../errors.ts';
+import { PREPARED_TEXTS } from './prepared-query.ts';
 import type { Database } from './schema.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -81,6 +83,31 @@ function withStatementCache(database: SqliteDatabase.Database): SqliteDialectDat
   };
 }
 
+/**
+ * A pg client that runs the service's prepared queries as named statements: PostgreSQL then parses
+ * and plans each once per connection instead of on every request. Other queries run as they come.
+ */
+const statementNames = new Map<string, string>();
+
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `hadir_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+class NamedStatementClient extends pg.Client {
+  // biome-ignore lint/suspicious/noExplicitAny: pg's query() has many overloads; this forwards them.
+  override query(config: any, values?: any, callback?: any): any {
+    if (typeof config === 'string' && Array.isArray(values) && PREPARED_TEXTS.has(config)) {
+      return super.query({ name: statementName(config), text: config, values }, callback);
+    }
+    return super.query(config, values, callback);
+  }
+}
+
 export interface OpenStoreOptions {
   /** Called with errors of pooled PostgreSQL connections (e.g. the server restarted). */
   onIdleError?: (error: Error) => void;
@@ -103,6 +130,7 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
     return { engine: 'sqlite', db, close: () => db.destroy() };
   }
   const pool = new pg.Pool({
+    Client: NamedStatementClient,
     connectionString: location.connectionString,
     types: pgTypes,
     max: options.poolSize ?? 10,

@@ -1,6 +1,12 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 
+/**
+ * The SQL texts of every prepared query compiled so far. PostgreSQL connections prepare these as
+ * named statements (see connect.ts), so the server parses and plans them once per connection.
+ */
+export const PREPARED_TEXTS = new Set<string>();
+
 /** Marks where an argument goes while the query is compiled; never sent to a database. */
 const SLOT = '\u0000hadir-slot:';
 
@@ -31,6 +37,7 @@ export function preparedQuery<Args extends readonly unknown[], Row>(
           : undefined,
       );
       prepared = { query, slots };
+      PREPARED_TEXTS.add(query.sql);
       compiled.set(db, prepared);
     }
     const { query, slots } = prepared;

@@ -1,3 +1,4 @@
+import type { CampaignRecord } from '../campaigns/campaigns.repository.ts';
 import type { KeyVerification } from '../keys/keys.service.ts';
 
 /** What the access log records of a data request: identifiers and counts, never a value. */
@@ -16,5 +17,7 @@ declare module 'fastify' {
     chargeRateLimit: (() => Promise<void>) | null;
     /** Set when the client closed the connection before its answer was sent. */
     clientGone: boolean;
+    /** The campaign named in the path, read alongside the key check (data routes with an id). */
+    campaignRead?: Promise<CampaignRecord | undefined>;
   }
 }

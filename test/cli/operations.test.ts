@@ -3,7 +3,7 @@ import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { exitOf, startHadir, TEST_SECRET_ENV } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
@@ -32,6 +32,10 @@ describe('SIGTERM while a request is in flight (PostgreSQL)', () => {
     const server = await startHadir(['serve', '--port', '0', '--json'], {
       databaseUrl,
       ready: /^\{"url":"(http:\/\/[^"]+)",/m,
+    });
+    // Whatever happens below, the server does not outlive the test.
+    onTestFinished(() => {
+      if (server.child.exitCode === null) server.child.kill('SIGKILL');
     });
     const url = server.match[1] as string;
     // Holding this lock keeps the request waiting inside the server for as long as the test likes.
