@@ -58,8 +58,7 @@ export function projectAnswersJson(
 
 function scan(text: string, projection: Projection, served: boolean[]): string {
   const positions = projection.positionOf;
-  const picked: Array<string | undefined> = new Array(projection.fieldKeys.length);
-  const seen = new Set<string>();
+  let picked: Array<string | undefined> | undefined;
   const end = text.length;
   let at = skipSpaces(text, 0);
   if (text.charCodeAt(at) !== OPEN_BRACE) throw NOT_PLAIN;
@@ -67,41 +66,38 @@ function scan(text: string, projection: Projection, served: boolean[]): string {
   if (text.charCodeAt(at) === CLOSE_BRACE) return '{}';
   for (;;) {
     const keyEnd = stringEnd(text, at);
-    const key = text.slice(at + 1, keyEnd);
-    if (seen.has(key)) throw NOT_PLAIN;
-    seen.add(key);
+    const position = positions.get(text.slice(at + 1, keyEnd));
     at = skipSpaces(text, keyEnd + 1);
     if (text.charCodeAt(at) !== COLON) throw NOT_PLAIN;
     at = skipSpaces(text, at + 1);
-    let value: string;
+    const valueStart = at;
+    let compact = true;
     if (text.charCodeAt(at) === QUOTE) {
-      const valueEnd = stringEnd(text, at);
-      if (valueEnd === at + 1 || !startsVisible(text.charCodeAt(at + 1))) throw NOT_PLAIN;
-      value = text.slice(at, valueEnd + 1);
-      at = valueEnd + 1;
+      at = plainStringEnd(text, at) + 1;
     } else if (text.charCodeAt(at) === OPEN_BRACKET) {
-      const items: string[] = [];
-      at = skipSpaces(text, at + 1);
+      at += 1;
+      if (text.charCodeAt(at) === SPACE) compact = false;
+      at = skipSpaces(text, at);
       if (text.charCodeAt(at) === CLOSE_BRACKET) throw NOT_PLAIN;
       for (;;) {
-        if (text.charCodeAt(at) !== QUOTE) throw NOT_PLAIN;
-        const itemEnd = stringEnd(text, at);
-        if (itemEnd === at + 1 || !startsVisible(text.charCodeAt(at + 1))) throw NOT_PLAIN;
-        items.push(text.slice(at, itemEnd + 1));
-        at = skipSpaces(text, itemEnd + 1);
+        at = plainStringEnd(text, at) + 1;
+        if (text.charCodeAt(at) === SPACE) compact = false;
+        at = skipSpaces(text, at);
         const next = text.charCodeAt(at);
         if (next === CLOSE_BRACKET) break;
         if (next !== COMMA) throw NOT_PLAIN;
+        if (text.charCodeAt(at + 1) === SPACE) compact = false;
         at = skipSpaces(text, at + 1);
       }
-      value = `[${items.join(',')}]`;
       at += 1;
     } else {
       throw NOT_PLAIN;
     }
-    const position = positions.get(key);
+    // Only a served key's value is copied; a repeated key keeps its last value, as in JSON.parse.
     if (position !== undefined) {
-      picked[position] = `"${key}":${value}`;
+      const raw = text.slice(valueStart, at);
+      picked ??= new Array(projection.fieldKeys.length);
+      picked[position] = `"${projection.fieldKeys[position]}":${compact ? raw : compactList(raw)}`;
       served[position] = true;
     }
     at = skipSpaces(text, at);
@@ -113,12 +109,33 @@ function scan(text: string, projection: Projection, served: boolean[]): string {
     if (next !== COMMA) throw NOT_PLAIN;
     at = skipSpaces(text, at + 1);
   }
+  if (!picked) return '{}';
   let fields = '';
   for (const member of picked) {
     if (member === undefined) continue;
     fields = fields === '' ? member : `${fields},${member}`;
   }
   return `{${fields}}`;
+}
+
+/** `["a", "b"]` (jsonb's spacing) as `["a","b"]`; the strings hold no quotes or escapes. */
+function compactList(raw: string): string {
+  let out = '';
+  let inString = false;
+  for (let at = 0; at < raw.length; at++) {
+    const code = raw.charCodeAt(at);
+    if (code === QUOTE) inString = !inString;
+    if (code === SPACE && !inString) continue;
+    out += raw[at];
+  }
+  return out;
+}
+
+/** Where a non-blank, escape-free string opening at `from` closes. */
+function plainStringEnd(text: string, from: number): number {
+  const close = stringEnd(text, from);
+  if (close === from + 1 || !startsVisible(text.charCodeAt(from + 1))) throw NOT_PLAIN;
+  return close;
 }
 
 function skipSpaces(text: string, from: number): number {
