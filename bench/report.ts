@@ -66,7 +66,7 @@ export function evaluate(measurements: Measurement[], settings: Report['settings
       cpus: os.cpus().length,
       cpuModel: os.cpus()[0]?.model ?? 'unknown',
       node: process.version,
-      platform: `${os.platform()} ${os.release()}`,
+      platform: os.platform(),
     },
     settings,
     rows,
