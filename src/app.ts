@@ -5,7 +5,11 @@ import type { Redis } from 'ioredis';
 import { campaignRoutes } from './campaigns/campaigns.routes.ts';
 import { createCampaignService } from './campaigns/campaigns.service.ts';
 import type { Clock } from './clock.ts';
-import type { Config } from './config.ts';
+import {
+  type Config,
+  DEFAULT_MAX_EVENT_LOOP_DELAY_MS,
+  DEFAULT_RESPONSE_CACHE_MB,
+} from './config.ts';
 import type { Store } from './db/connect.ts';
 import { registerReferenceRoutes } from './docs/docs.routes.ts';
 import { registerOpenApi } from './docs/openapi.ts';
@@ -42,12 +46,6 @@ export interface AppDeps {
   /** Data-API reads go here when given (a PostgreSQL replica); everything else uses `store`. */
   readStore?: Store;
 }
-
-/** Bytes of serialised pages and summaries kept in memory when the configuration names none. */
-export const DEFAULT_RESPONSE_CACHE_BYTES = 64 * 1024 * 1024;
-
-/** Event-loop delay past which data requests are shed with 503 rather than queued. */
-export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 1000;
 
 export const DATA_PREFIX = '/developer/v1';
 export const PORTAL_PREFIX = '/developer/auth';
@@ -95,8 +93,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   metrics.watchPool(deps.store);
   const campaigns = createCampaignService(
     (deps.readStore ?? deps.store).db,
-    new ResponseCache(deps.config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES, (hit) =>
-      metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
+    new ResponseCache(
+      deps.config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024,
+      (hit) => metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
     ),
   );
   const rateLimitStore = deps.redis

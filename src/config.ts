@@ -41,6 +41,12 @@ export interface Config {
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/hadir.sqlite';
 
+/** Memory for serialised pages and summaries, per process, unless RESPONSE_CACHE_MB says. */
+export const DEFAULT_RESPONSE_CACHE_MB = 64;
+
+/** Event-loop delay past which data requests are shed with 503 rather than queued. */
+export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 1000;
+
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 /** The only reader of `process.env`; throws a `UsageError` naming the variable that is wrong. */
@@ -70,13 +76,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(env.KEY_SEAL_SECRET ? { keySealSecret: env.KEY_SEAL_SECRET } : {}),
     sessionIdleMinutes: readInteger(env, 'SESSION_IDLE_MINUTES', 30, 1, 24 * 60),
     sessionAbsoluteHours: readInteger(env, 'SESSION_ABSOLUTE_HOURS', 12, 1, 24 * 30),
-    responseCacheBytes: readInteger(env, 'RESPONSE_CACHE_MB', 64, 0, 4096) * 1024 * 1024,
+    responseCacheBytes:
+      readInteger(env, 'RESPONSE_CACHE_MB', DEFAULT_RESPONSE_CACHE_MB, 0, 4096) * 1024 * 1024,
     ...(env.REDIS_URL ? { redisUrl: readRedisUrl(env.REDIS_URL) } : {}),
     ...(env.DATABASE_READ_URL ? { databaseReadUrl: readReplicaUrl(env.DATABASE_READ_URL) } : {}),
     ...(env.METRICS_PORT ? { metricsPort: readInteger(env, 'METRICS_PORT', 0, 0, 65535) } : {}),
     metricsHost: env.METRICS_HOST || '127.0.0.1',
     workers: readInteger(env, 'WORKERS', 1, 1, 64),
-    maxEventLoopDelayMs: readInteger(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 10, 60_000),
+    maxEventLoopDelayMs: readInteger(
+      env,
+      'MAX_EVENT_LOOP_DELAY_MS',
+      DEFAULT_MAX_EVENT_LOOP_DELAY_MS,
+      10,
+      60_000,
+    ),
   });
 }
 

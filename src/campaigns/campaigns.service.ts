@@ -130,11 +130,11 @@ export function createCampaignService(db: Kysely<Database>, cache: ResponseCache
   // A deep page's start may take one pass over the index; concurrent requests share that pass.
   const pageStarts = new SingleFlight<Position | null | undefined>();
 
-  /** Spec, Errors rule 1: 404 for no such (or a deleted) campaign, 403 for one outside the scope. */
   function readCampaign(campaignId: string): Promise<CampaignRecord | undefined> {
     return campaignReads.run(campaignId, () => findCampaign(db, campaignId));
   }
 
+  /** Spec, Errors rule 1: 404 for no such (or a deleted) campaign, 403 for one outside the scope. */
   async function access(
     key: AuthenticatedKey,
     campaignId: string,

@@ -84,9 +84,19 @@ export async function registerRateLimit(
   app.addHook('preParsing', async (request, reply) => {
     if (isConditional(request)) {
       await apply(request, reply, false);
-      request.chargeRateLimit = () => apply(request, reply, true);
+      request.chargeRateLimit = () => {
+        request.chargeRateLimit = null;
+        return apply(request, reply, true);
+      };
     } else {
       await apply(request, reply, true);
     }
+  });
+  // A conditional request that ended in anything but 304 without being charged (an error, say)
+  // is counted now, so If-None-Match cannot be used to make uncounted requests.
+  app.addHook('onResponse', async (request, reply) => {
+    const charge = request.chargeRateLimit;
+    if (!charge || reply.statusCode === 304) return;
+    await charge().catch(() => {}); // the answer is already sent; only the count matters here
   });
 }

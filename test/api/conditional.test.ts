@@ -87,6 +87,18 @@ describe.each(ENGINES)('ETag, 304 and the response cache on %s', (engine) => {
     expect((await first.get(PAGE, own, { 'if-none-match': etag as string })).status).toBe(304);
   });
 
+  it('counts conditional requests that end in an error, like any other', async () => {
+    const own = await freshKey();
+    for (let n = 0; n < LIMIT; n++) {
+      const missing = await first.get(`${BASE}/campaigns/missing/summary`, own, {
+        'if-none-match': '*',
+      });
+      expect(missing.status).toBe(404);
+    }
+    expect((await first.get(PAGE, own, { 'if-none-match': '*' })).status).toBe(429);
+    clock.advance(60_000);
+  });
+
   it('serves no instance an old page after an import edits a row', async () => {
     const url = `${BASE}/campaigns/c/respondents?limit=2&page=1`;
     const before = await first.get(url, key);
