@@ -111,16 +111,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           : {}),
         onShed: () => metrics.shed.inc(),
       });
+      const authenticate = authenticateKey(deps.store.db, deps.clock);
       data.addHook('onRequest', async (request) => {
-        // Started before the key is checked, so the two reads overlap on PostgreSQL; used only
-        // once the key proved valid. Only a request that presents a key gets one.
+        // The campaign read starts alongside the key check, in the same step: on PostgreSQL the
+        // two reads overlap, and on SQLite they share one look at the store's change stamp. It
+        // is used only once the key proved valid; only a request that presents a key gets one.
         const id = (request.params as { id?: unknown }).id;
-        if (typeof id !== 'string' || request.headers.authorization === undefined) return;
-        const read = campaigns.readCampaign(id);
-        read.catch(() => {}); // a failure surfaces where it is awaited, not as unhandled
-        request.campaignRead = read;
+        if (typeof id === 'string' && request.headers.authorization !== undefined) {
+          const read = campaigns.readCampaign(id);
+          read.catch(() => {}); // a failure surfaces where it is awaited, not as unhandled
+          request.campaignRead = read;
+        }
+        await authenticate(request);
       });
-      data.addHook('onRequest', authenticateKey(deps.store.db, deps.clock));
       await registerRateLimit(data, {
         perKeyPerMinute: deps.config.rateLimitPerMinute,
         anonymousPerMinute: deps.config.anonymousRateLimitPerMinute,

@@ -1,11 +1,11 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * The stored form of a high-entropy secret (API key, session or device token). 256 random bits
  * cannot be guessed or reversed, so a plain SHA-256 suffices; lookups go through a unique index.
  */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /** A token with a recognisable prefix and 256 bits from the CSPRNG as 64 lowercase hex characters. */

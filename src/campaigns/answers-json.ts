@@ -1,7 +1,6 @@
 import type { Projection } from './field-projection.ts';
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 const OPEN_BRACE = 0x7b;
@@ -10,12 +9,9 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const SPACE = 0x20;
 
-/** Thrown inside the scanner when the text is not in the plain served form; never escapes it. */
-const NOT_PLAIN = Symbol('not plain');
-
 /**
  * Whether a string's first character is one `String#trim` keeps: then the string is not blank.
- * (Strings starting with any kind of space take the slow path, which trims them properly.)
+ * (Strings starting with any kind of space take the general path, which trims them properly.)
  */
 function startsVisible(code: number): boolean {
   if (code <= SPACE) return false;
@@ -33,124 +29,118 @@ function startsVisible(code: number): boolean {
   );
 }
 
+/** An allow-list's keys by length, so a key in the text is matched without slicing it out. */
+type KeysByLength = Array<Array<{ index: number; key: string }> | undefined>;
+
+const keysByLengthOf = new WeakMap<Projection, KeysByLength>();
+
+function keysByLength(projection: Projection): KeysByLength {
+  let table = keysByLengthOf.get(projection);
+  if (!table) {
+    table = [];
+    projection.fieldKeys.forEach((key, index) => {
+      const bucket = table?.[key.length] ?? [];
+      bucket.push({ index, key });
+      (table as KeysByLength)[key.length] = bucket;
+    });
+    keysByLengthOf.set(projection, table);
+  }
+  return table;
+}
+
 /**
  * Projects a respondent's stored answers straight from their JSON text to the JSON text of the
  * served `fields` object, without building objects: the hot path of every page.
  *
- * Answers are stored in served form by the import (non-blank strings and non-empty lists of
- * non-blank strings), as JSON text from SQLite or from PostgreSQL's jsonb (which adds spaces).
- * The scanner accepts exactly that shape with strings free of escapes, and emits the same bytes
- * `JSON.stringify` would; anything else (escapes, numbers, blanks, duplicates) returns undefined
- * and the caller takes the general path, so the result never depends on which path ran.
+ * Answers are stored in served form by the import: a flat object of non-blank strings and
+ * non-empty lists of non-blank strings, as JSON.stringify wrote it (SQLite) or as jsonb prints
+ * it (PostgreSQL, with a space after each colon and comma). In such text without a backslash,
+ * every quote opens or closes a string, so the scanner jumps from quote to quote with indexOf.
+ * Anything else (escapes, numbers, blanks, nesting, other spacing) returns undefined and the
+ * caller takes the general path, so the bytes never depend on which path ran.
  */
 export function projectAnswersJson(
   text: string,
   projection: Projection,
   served: boolean[],
 ): string | undefined {
-  try {
-    return scan(text, projection, served);
-  } catch (error) {
-    if (error === NOT_PLAIN) return undefined;
-    throw error;
-  }
-}
-
-function scan(text: string, projection: Projection, served: boolean[]): string {
-  const positions = projection.positionOf;
-  let picked: Array<string | undefined> | undefined;
-  const end = text.length;
-  let at = skipSpaces(text, 0);
-  if (text.charCodeAt(at) !== OPEN_BRACE) throw NOT_PLAIN;
-  at = skipSpaces(text, at + 1);
-  if (text.charCodeAt(at) === CLOSE_BRACE) return '{}';
+  if (text.charCodeAt(0) !== OPEN_BRACE || text.includes('\\')) return undefined;
+  const keys = keysByLength(projection);
+  const picked: Array<string | undefined> = [];
+  const last = text.length - 1;
+  let at = 1;
+  if (text.charCodeAt(at) === CLOSE_BRACE) return at === last ? '{}' : undefined;
   for (;;) {
-    const keyEnd = stringEnd(text, at);
-    const position = positions.get(text.slice(at + 1, keyEnd));
-    at = skipSpaces(text, keyEnd + 1);
-    if (text.charCodeAt(at) !== COLON) throw NOT_PLAIN;
-    at = skipSpaces(text, at + 1);
+    // A member: "key": value
+    if (text.charCodeAt(at) !== QUOTE) return undefined;
+    const keyClose = text.indexOf('"', at + 1);
+    if (keyClose < 0) return undefined;
+    const index = indexOfKey(keys, text, at + 1, keyClose);
+    at = keyClose + 1;
+    if (text.charCodeAt(at) !== COLON) return undefined;
+    at = skipSpace(text, at + 1);
     const valueStart = at;
     let compact = true;
-    if (text.charCodeAt(at) === QUOTE) {
-      at = plainStringEnd(text, at) + 1;
-    } else if (text.charCodeAt(at) === OPEN_BRACKET) {
+    if (text.charCodeAt(at) === OPEN_BRACKET) {
       at += 1;
-      if (text.charCodeAt(at) === SPACE) compact = false;
-      at = skipSpaces(text, at);
-      if (text.charCodeAt(at) === CLOSE_BRACKET) throw NOT_PLAIN;
       for (;;) {
-        at = plainStringEnd(text, at) + 1;
-        if (text.charCodeAt(at) === SPACE) compact = false;
-        at = skipSpaces(text, at);
+        const close = plainStringEnd(text, at);
+        if (close < 0) return undefined;
+        at = close + 1;
         const next = text.charCodeAt(at);
         if (next === CLOSE_BRACKET) break;
-        if (next !== COMMA) throw NOT_PLAIN;
-        if (text.charCodeAt(at + 1) === SPACE) compact = false;
-        at = skipSpaces(text, at + 1);
+        if (next !== COMMA) return undefined;
+        at += 1;
+        if (text.charCodeAt(at) === SPACE) {
+          compact = false;
+          at += 1;
+        }
       }
-      at += 1;
     } else {
-      throw NOT_PLAIN;
+      at = plainStringEnd(text, at);
+      if (at < 0) return undefined;
     }
-    // Only a served key's value is copied; a repeated key keeps its last value, as in JSON.parse.
-    if (position !== undefined) {
-      const raw = text.slice(valueStart, at);
-      picked ??= new Array(projection.fieldKeys.length);
-      picked[position] = `"${projection.fieldKeys[position]}":${compact ? raw : compactList(raw)}`;
-      served[position] = true;
+    at += 1;
+    // A repeated key keeps its last value, as in JSON.parse.
+    if (index >= 0) {
+      const value = text.slice(valueStart, at);
+      picked[index] = compact ? value : value.replaceAll('", "', '","');
+      served[index] = true;
     }
-    at = skipSpaces(text, at);
     const next = text.charCodeAt(at);
     if (next === CLOSE_BRACE) {
-      if (skipSpaces(text, at + 1) !== end) throw NOT_PLAIN;
+      if (at !== last) return undefined;
       break;
     }
-    if (next !== COMMA) throw NOT_PLAIN;
-    at = skipSpaces(text, at + 1);
+    if (next !== COMMA) return undefined;
+    at = skipSpace(text, at + 1);
   }
-  if (!picked) return '{}';
+  const members = projection.memberPrefixes;
   let fields = '';
-  for (const member of picked) {
-    if (member === undefined) continue;
+  for (let index = 0; index < picked.length; index++) {
+    const value = picked[index];
+    if (value === undefined) continue;
+    const member = (members[index] as string) + value;
     fields = fields === '' ? member : `${fields},${member}`;
   }
   return `{${fields}}`;
 }
 
-/** `["a", "b"]` (jsonb's spacing) as `["a","b"]`; the strings hold no quotes or escapes. */
-function compactList(raw: string): string {
-  let out = '';
-  let inString = false;
-  for (let at = 0; at < raw.length; at++) {
-    const code = raw.charCodeAt(at);
-    if (code === QUOTE) inString = !inString;
-    if (code === SPACE && !inString) continue;
-    out += raw[at];
-  }
-  return out;
+function indexOfKey(keys: KeysByLength, text: string, start: number, end: number): number {
+  const bucket = keys[end - start];
+  if (bucket === undefined) return -1;
+  for (const { index, key } of bucket) if (text.startsWith(key, start)) return index;
+  return -1;
 }
 
-/** Where a non-blank, escape-free string opening at `from` closes. */
+function skipSpace(text: string, at: number): number {
+  return text.charCodeAt(at) === SPACE ? at + 1 : at;
+}
+
+/** Where the non-blank string opening at `from` closes, or -1 when it is not one. */
 function plainStringEnd(text: string, from: number): number {
-  const close = stringEnd(text, from);
-  if (close === from + 1 || !startsVisible(text.charCodeAt(from + 1))) throw NOT_PLAIN;
-  return close;
-}
-
-function skipSpaces(text: string, from: number): number {
-  let at = from;
-  while (text.charCodeAt(at) === SPACE) at += 1;
-  return at;
-}
-
-/** The index of the quote closing the string that opens at `from`; escapes are not plain. */
-function stringEnd(text: string, from: number): number {
-  if (text.charCodeAt(from) !== QUOTE) throw NOT_PLAIN;
-  for (let at = from + 1; at < text.length; at++) {
-    const code = text.charCodeAt(at);
-    if (code === QUOTE) return at;
-    if (code === BACKSLASH || code < SPACE) throw NOT_PLAIN;
-  }
-  throw NOT_PLAIN;
+  if (text.charCodeAt(from) !== QUOTE) return -1;
+  const first = text.charCodeAt(from + 1);
+  if (first === QUOTE || !startsVisible(first)) return -1;
+  return text.indexOf('"', from + 1);
 }

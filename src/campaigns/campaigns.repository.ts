@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
-import { preparedQuery } from '../db/prepared-query.ts';
-import type { AttendanceStatus, Database } from '../db/schema.ts';
+import { engineOf } from '../db/engine-of.ts';
+import { preparedColumnQuery, preparedQuery } from '../db/prepared-query.ts';
+import type { Database } from '../db/schema.ts';
 
 export interface CampaignRecord {
   id: string;
@@ -30,8 +31,10 @@ const campaignColumns = [
   'c.version as version',
 ] as const;
 
-const selectCampaign = preparedQuery((db, id: string) =>
-  db.selectFrom('campaigns as c').select(campaignColumns).where('c.id', '=', id),
+const selectCampaign = preparedQuery(
+  (db, id: string) =>
+    db.selectFrom('campaigns as c').select(campaignColumns).where('c.id', '=', id),
+  { remember: 10_000 },
 );
 
 /** Read on every data request: it carries the version that response caching depends on. */
@@ -97,13 +100,6 @@ export interface Position {
   id: string;
 }
 
-export interface RespondentRow {
-  id: string;
-  submittedAt: number;
-  attendanceStatus: AttendanceStatus;
-  answers: string;
-}
-
 export interface RowFilter {
   campaignId: string;
   /** Only rows modified strictly after this instant (epoch ms). */
@@ -131,51 +127,72 @@ export async function countRespondents(db: Kysely<Database>, filter: RowFilter):
   return Number(row.total);
 }
 
+/**
+ * A respondent as one line of text, so a page arrives as a few strings rather than a row object
+ * per respondent: `submittedAt,attendanceStatus,"id"`, a unit separator (U+001F), then the
+ * answers' JSON text. The id is JSON-quoted by the store; neither a quoted string nor JSON text
+ * holds a raw control character, so the separators are unambiguous (see respondent-lines.ts).
+ */
+function respondentLine(db: Kysely<Database>) {
+  return engineOf(db) === 'postgres'
+    ? sql<string>`submitted_at::text || ',' || attendance_status || ',' || to_json(id)::text || chr(31) || answers::text`
+    : sql<string>`submitted_at || ',' || attendance_status || ',' || json_quote(id) || char(31) || answers`;
+}
+
+/**
+ * The page's lines. SQLite hands each row's line to JavaScript cheaply (plucked); pg builds a
+ * result row per row, so PostgreSQL sends the page as one text of lines joined by the record
+ * separator (U+001E) instead, in the same order.
+ */
 function selectPage(db: Kysely<Database>, filter: RowFilter, limit: number) {
-  return filtered(db, filter)
-    .select([
-      'id',
-      'submitted_at as submittedAt',
-      'attendance_status as attendanceStatus',
-      'answers',
-    ])
+  const rows = filtered(db, filter)
+    .select(respondentLine(db).as('value'))
     .orderBy('submitted_at')
     .orderBy('id')
     .limit(limit);
+  if (engineOf(db) === 'sqlite') return rows;
+  return db
+    .selectFrom(rows.select(['submitted_at', 'id']).as('page'))
+    .select(sql<string>`string_agg(value, chr(30) ORDER BY submitted_at, id)`.as('value'));
 }
 
 // One prepared shape per combination of the optional filters.
 const pageQueries = {
-  first: preparedQuery((db, campaignId: string, limit: number) =>
+  first: preparedColumnQuery((db, campaignId: string, limit: number) =>
     selectPage(db, { campaignId }, limit),
   ),
-  since: preparedQuery((db, campaignId: string, sinceMs: number, limit: number) =>
+  since: preparedColumnQuery((db, campaignId: string, sinceMs: number, limit: number) =>
     selectPage(db, { campaignId, sinceMs }, limit),
   ),
-  after: preparedQuery((db, campaignId: string, at: number, id: string, limit: number) =>
+  after: preparedColumnQuery((db, campaignId: string, at: number, id: string, limit: number) =>
     selectPage(db, { campaignId, after: { submittedAt: at, id } }, limit),
   ),
-  sinceAfter: preparedQuery(
+  sinceAfter: preparedColumnQuery(
     (db, campaignId: string, sinceMs: number, at: number, id: string, limit: number) =>
       selectPage(db, { campaignId, sinceMs, after: { submittedAt: at, id } }, limit),
   ),
 };
 
-/** One page by keyset: the `limit` rows after the filter's position, in spec order. */
-export async function findRespondentPage(
+/** One page by keyset: the `limit` rows after the filter's position, in spec order, as lines. */
+export async function findRespondentLines(
   db: Kysely<Database>,
   filter: RowFilter,
   limit: number,
-): Promise<RespondentRow[]> {
+): Promise<string[]> {
   const { campaignId, sinceMs, after } = filter;
+  let values: Array<string | null>;
   if (sinceMs === undefined) {
-    return after
-      ? pageQueries.after(db, campaignId, after.submittedAt, after.id, limit)
-      : pageQueries.first(db, campaignId, limit);
+    values = after
+      ? await pageQueries.after(db, campaignId, after.submittedAt, after.id, limit)
+      : await pageQueries.first(db, campaignId, limit);
+  } else {
+    values = after
+      ? await pageQueries.sinceAfter(db, campaignId, sinceMs, after.submittedAt, after.id, limit)
+      : await pageQueries.since(db, campaignId, sinceMs, limit);
   }
-  return after
-    ? pageQueries.sinceAfter(db, campaignId, sinceMs, after.submittedAt, after.id, limit)
-    : pageQueries.since(db, campaignId, sinceMs, limit);
+  if (engineOf(db) === 'sqlite') return values as string[];
+  const joined = values[0];
+  return joined ? joined.split('\u001e') : [];
 }
 
 /**

@@ -9,7 +9,6 @@ import {
 } from '../http/response-cache.ts';
 import type { AuthenticatedKey } from '../keys/keys.service.ts';
 import { SingleFlight } from '../single-flight.ts';
-import { projectAnswersJson } from './answers-json.ts';
 import {
   type CampaignRecord,
   countRespondents,
@@ -17,13 +16,14 @@ import {
   findCampaign,
   findCampaignsInScope,
   findEveryNthPosition,
-  findRespondentPage,
+  findRespondentLines,
   type Position,
 } from './campaigns.repository.ts';
 import type { AnswerValue, Projection } from './field-projection.ts';
 import { toIso } from './instant.ts';
 import { encodeCursor, type PageCursor } from './page-cursor.ts';
 import { nearestKnownEnd, type PageContext, PagePositions } from './page-positions.ts';
+import { linePosition, respondentJson } from './respondent-lines.ts';
 import { ScopeProjections } from './scope-projections.ts';
 
 /** Spec, Campaign (list item). */
@@ -274,29 +274,24 @@ export function createCampaignService(db: Kysely<Database>, cache: ResponseCache
         );
     if (after === undefined) return empty;
     // One row more than the page tells whether another page follows, for nextCursor.
-    const fetched = await findRespondentPage(
+    const lines = await findRespondentLines(
       db,
       { campaignId, sinceMs: query.sinceMs, after },
       query.limit + 1,
     );
-    const rows = fetched.slice(0, query.limit);
-    const last = rows.at(-1);
-    if (last && rows.length === query.limit) {
-      const end = { submittedAt: last.submittedAt, id: last.id };
+    const count = Math.min(lines.length, query.limit);
+    if (count === query.limit) {
+      const end = linePosition(lines[count - 1] as string);
       if (!query.cursor) positions.remember(context, [[page, end]]);
-      if (fetched.length > query.limit)
+      if (lines.length > query.limit)
         meta.nextCursor = encodeCursor({ after: end, page: page + 1 });
     }
 
-    // Each row is written as JSON text directly (see projectAnswersJson): the same bytes as
-    // JSON.stringify of a Respondent, without building and walking objects for every answer.
     const served = new Array<boolean>(projection.fieldKeys.length).fill(false);
-    const data = rows.map((row) => {
-      const fields =
-        projectAnswersJson(row.answers, projection, served) ??
-        JSON.stringify(projection.project(JSON.parse(row.answers), served));
-      return `{"id":${JSON.stringify(row.id)},"submittedAt":"${toIso(row.submittedAt)}","attendanceStatus":"${row.attendanceStatus}","fields":${fields}}`;
-    });
+    const data = new Array<string>(count);
+    for (let index = 0; index < count; index++) {
+      data[index] = respondentJson(lines[index] as string, projection, served);
+    }
     const servedFieldKeys = projection.fieldKeys.filter((_, index) => served[index]);
     return { data, meta, servedFieldKeys };
   }

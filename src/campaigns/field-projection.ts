@@ -32,8 +32,8 @@ export interface Projection {
   readonly fieldKeys: readonly string[];
   /** Equal for equal allow-lists: what a cached response depends on of the key. */
   readonly identity: string;
-  /** Each served key's place in `fieldKeys`. */
-  readonly positionOf: ReadonlyMap<string, number>;
+  /** Each served key's JSON text and a colon (`"key":`), in `fieldKeys` order. */
+  readonly memberPrefixes: readonly string[];
   /**
    * Picks the served fields from a respondent's stored answers. Marks each served key in
    * `served` (one flag per `fieldKeys` entry) for the access log.
@@ -49,7 +49,7 @@ export function compileProjection(allowList: readonly string[]): Projection {
   return {
     fieldKeys,
     identity: JSON.stringify(fieldKeys),
-    positionOf: new Map(fieldKeys.map((key, index) => [key, index])),
+    memberPrefixes: fieldKeys.map((key) => `${JSON.stringify(key)}:`),
     project(answers, served) {
       const fields: Record<string, AnswerValue> = {};
       for (let i = 0; i < count; i++) {

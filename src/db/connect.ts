@@ -11,7 +11,8 @@ import {
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import { UsageError } from '../errors.ts';
-import { PREPARED_TEXTS } from './prepared-query.ts';
+import { registerChangeStamp, sqliteChangeTracking } from './change-stamp.ts';
+import { PREPARED_TEXTS, SINGLE_COLUMN_TEXTS } from './prepared-query.ts';
 import type { Database } from './schema.ts';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -67,19 +68,49 @@ const pgTypes = {
 /**
  * Kysely prepares every query it runs; preparing costs as much as running a small query, and the
  * service runs the same few texts over and over, so each prepared statement is kept and reused.
+ * Statements that may write report each run to `noteWrite` (see sqliteChangeTracking).
  */
-function withStatementCache(database: SqliteDatabase.Database): SqliteDialectDatabase {
-  const statements = new LRUCache<string, SqliteDatabase.Statement>({ max: 500 });
+function withStatementCache(
+  database: SqliteDatabase.Database,
+  noteWrite: () => void,
+): SqliteDialectDatabase {
+  const statements = new LRUCache<string, SqliteStatement>({ max: 500 });
   return {
     close: () => database.close(),
     prepare(text: string) {
       let statement = statements.get(text);
       if (!statement) {
-        statement = database.prepare(text);
+        const prepared = database.prepare(text);
+        if (SINGLE_COLUMN_TEXTS.has(text)) prepared.pluck(true);
+        statement = prepared.readonly ? prepared : countingWrites(prepared, noteWrite);
         statements.set(text, statement);
       }
       return statement;
     },
+  };
+}
+
+type SqliteStatement = ReturnType<SqliteDialectDatabase['prepare']>;
+
+/** A writing statement (RETURNING ones read too) that reports every run once it has run. */
+function countingWrites(
+  statement: SqliteDatabase.Statement,
+  noteWrite: () => void,
+): SqliteStatement {
+  const counted =
+    <A extends unknown[], R>(run: (...args: A) => R) =>
+    (...args: A): R => {
+      try {
+        return run(...args);
+      } finally {
+        noteWrite();
+      }
+    };
+  return {
+    reader: statement.reader,
+    all: counted((parameters: readonly unknown[]) => statement.all(parameters)),
+    run: counted((parameters: readonly unknown[]) => statement.run(parameters)),
+    iterate: counted((parameters: readonly unknown[]) => statement.iterate(parameters)),
   };
 }
 
@@ -124,9 +155,11 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
     database.pragma('synchronous = NORMAL');
     database.pragma('foreign_keys = ON');
     database.pragma('busy_timeout = 5000');
+    const changes = sqliteChangeTracking(database);
     const db = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: withStatementCache(database) }),
+      dialect: new SqliteDialect({ database: withStatementCache(database, changes.noteWrite) }),
     });
+    registerChangeStamp(db, changes.stamp);
     return { engine: 'sqlite', db, close: () => db.destroy() };
   }
   const pool = new pg.Pool({

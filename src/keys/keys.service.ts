@@ -46,8 +46,8 @@ export type KeyVerification =
   | { kind: 'account_deactivated' };
 
 /**
- * Checks a presented key against the store. Nothing is cached: a revocation, rotation, expiry or
- * deactivation decides the very next request.
+ * Checks a presented key against the store. Nothing outlives a change to the store (see
+ * findKeyByHash): a revocation, rotation, expiry or deactivation decides the very next request.
  */
 export async function verifyKey(
   db: Kysely<Database>,

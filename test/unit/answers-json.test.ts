@@ -33,6 +33,12 @@ const anyValue = fc.oneof(
   fc.boolean(),
   fc.constant(null),
   fc.constantFrom('', ' ', 'a"b', 'back\\slash', 'line\nbreak', '\u00a0nbsp'),
+  // Text that looks like JSON structure, or like a member of another key.
+  fc.array(fc.constantFrom('a]b', 'x:y', 'p, q', 'c{d', 'nama', 'kota:', '[x]', 'é'), {
+    minLength: 1,
+    maxLength: 3,
+  }),
+  fc.constantFrom('a]b', 'x:y', 'p, q', 'c{d', 'nama', 'kota:', '"nama":"x"'),
 );
 const answers = fc.dictionary(fc.constantFrom(...KEYS), anyValue, { maxKeys: KEYS.length });
 
