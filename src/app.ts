@@ -4,13 +4,15 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Redis } from 'ioredis';
 import { campaignRoutes } from './campaigns/campaigns.routes.ts';
 import { createCampaignService } from './campaigns/campaigns.service.ts';
+import { PageReaderThreads } from './campaigns/page-readers.ts';
 import type { Clock } from './clock.ts';
 import {
   type Config,
   DEFAULT_MAX_EVENT_LOOP_DELAY_MS,
   DEFAULT_RESPONSE_CACHE_MB,
+  DEFAULT_SQLITE_READER_THREADS,
 } from './config.ts';
-import type { Store } from './db/connect.ts';
+import { parseDatabaseUrl, type Store } from './db/connect.ts';
 import { registerReferenceRoutes } from './docs/docs.routes.ts';
 import { registerOpenApi } from './docs/openapi.ts';
 import { logAbandonedDataAccess, logDataAccess } from './http/access-log.ts';
@@ -35,7 +37,12 @@ export interface AppDeps {
   mailer: Mailer;
   portal: PortalSettings;
   config: Pick<Config, 'rateLimitPerMinute' | 'anonymousRateLimitPerMinute'> &
-    Partial<Pick<Config, 'trustProxy' | 'responseCacheBytes' | 'maxEventLoopDelayMs'>>;
+    Partial<
+      Pick<
+        Config,
+        'trustProxy' | 'responseCacheBytes' | 'maxEventLoopDelayMs' | 'sqliteReaderThreads'
+      >
+    >;
   logger: FastifyBaseLogger;
   /** Shares rate-limit counters between instances; without it they live in this process. */
   redis?: Redis;
@@ -45,6 +52,15 @@ export interface AppDeps {
   overloadSampleIntervalMs?: number;
   /** Data-API reads go here when given (a PostgreSQL replica); everything else uses `store`. */
   readStore?: Store;
+}
+
+/** Reader threads for a SQLite file; none for PostgreSQL (pg never blocks) or an in-memory store. */
+function readerThreadsFor(store: Store, count: number): PageReaderThreads | undefined {
+  const location = parseDatabaseUrl(store.url);
+  if (location.engine !== 'sqlite' || location.path === ':memory:' || count === 0) {
+    return undefined;
+  }
+  return new PageReaderThreads(store.url, count);
 }
 
 export const DATA_PREFIX = '/developer/v1';
@@ -91,12 +107,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const metrics = deps.metrics ?? new Metrics();
   metrics.register(app);
   metrics.watchPool(deps.store);
+  const pageReaders = readerThreadsFor(
+    deps.readStore ?? deps.store,
+    deps.config.sqliteReaderThreads ?? DEFAULT_SQLITE_READER_THREADS,
+  );
+  if (pageReaders) app.addHook('onClose', () => pageReaders.close());
   const campaigns = createCampaignService(
     (deps.readStore ?? deps.store).db,
     new ResponseCache(
       deps.config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024,
       (hit) => metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
     ),
+    pageReaders?.read,
   );
   const rateLimitStore = deps.redis
     ? new RedisWindowStore(deps.redis, deps.clock)

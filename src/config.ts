@@ -37,12 +37,20 @@ export interface Config {
   readonly workers: number;
   /** Event-loop delay (ms) past which data requests are shed with 503 and Retry-After. */
   readonly maxEventLoopDelayMs: number;
+  /** Threads that read respondent pages from a SQLite file; 0 reads them on the main thread. */
+  readonly sqliteReaderThreads: number;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/hadir.sqlite';
 
 /** Memory for serialised pages and summaries, per process, unless RESPONSE_CACHE_MB says. */
 export const DEFAULT_RESPONSE_CACHE_MB = 64;
+
+/**
+ * Page reader threads on SQLite: one keeps the main thread free for HTTP while a page is read
+ * and serialised, and so uses a second core.
+ */
+export const DEFAULT_SQLITE_READER_THREADS = 1;
 
 /** Event-loop delay past which data requests are shed with 503 rather than queued. */
 export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 1000;
@@ -89,6 +97,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       DEFAULT_MAX_EVENT_LOOP_DELAY_MS,
       10,
       60_000,
+    ),
+    sqliteReaderThreads: readInteger(
+      env,
+      'SQLITE_READER_THREADS',
+      DEFAULT_SQLITE_READER_THREADS,
+      0,
+      16,
     ),
   });
 }

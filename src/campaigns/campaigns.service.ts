@@ -3,7 +3,6 @@ import type { AttendanceStatus, Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import {
   type CachedResponse,
-  fromJsonText,
   type ResponseCache,
   toCachedResponse,
 } from '../http/response-cache.ts';
@@ -16,14 +15,13 @@ import {
   findCampaign,
   findCampaignsInScope,
   findEveryNthPosition,
-  findRespondentLines,
   type Position,
 } from './campaigns.repository.ts';
 import type { AnswerValue, Projection } from './field-projection.ts';
 import { toIso } from './instant.ts';
 import { encodeCursor, type PageCursor } from './page-cursor.ts';
 import { nearestKnownEnd, type PageContext, PagePositions } from './page-positions.ts';
-import { linePosition, respondentJson } from './respondent-lines.ts';
+import { emptyPage, type PageReader, readPageHere } from './page-reader.ts';
 import { ScopeProjections } from './scope-projections.ts';
 
 /** Spec, Campaign (list item). */
@@ -67,12 +65,6 @@ export interface RespondentsQuery {
   sinceMs?: number;
   /** When given, rows strictly after its position: `page` is then the cursor's. */
   cursor?: PageCursor;
-}
-
-interface RespondentsPage {
-  /** Each row's JSON text: a serialised Respondent. */
-  data: string[];
-  meta: PageMeta;
 }
 
 export interface ReadOptions {
@@ -122,7 +114,12 @@ function toCampaign(record: CampaignRecord): Campaign {
  * Summaries and pages are cached as bytes under their campaign's version, so a write anywhere
  * (any instance, any tool) is seen by the next request.
  */
-export function createCampaignService(db: Kysely<Database>, cache: ResponseCache): CampaignService {
+export function createCampaignService(
+  db: Kysely<Database>,
+  cache: ResponseCache,
+  pageReader?: PageReader,
+): CampaignService {
+  const readPageRows: PageReader = pageReader ?? ((request) => readPageHere(db, request));
   const scopes = new ScopeProjections(db);
   const positions = new PagePositions();
   // Read on every request for its version; requests for one campaign at one moment share a read.
@@ -204,16 +201,7 @@ export function createCampaignService(db: Kysely<Database>, cache: ResponseCache
       options.beforeWork?.();
       const place = query.cursor ? `cursor:${encodeCursor(query.cursor)}` : `page:${query.page}`;
       const cacheKey = `respondents\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}\u0000${query.sinceMs ?? ''}\u0000${place}\u0000${query.limit}`;
-      return cache.get(cacheKey, async () => {
-        const page = await readPage(campaign, projection, query);
-        return fromJsonText(
-          `{"data":[${page.data.join(',')}],"meta":${JSON.stringify(page.meta)}}`,
-          {
-            fieldKeys: page.servedFieldKeys,
-            rows: page.data.length,
-          },
-        );
-      });
+      return cache.get(cacheKey, () => readPage(campaign, projection, query));
     },
   };
 
@@ -250,7 +238,7 @@ export function createCampaignService(db: Kysely<Database>, cache: ResponseCache
     campaign: CampaignRecord,
     projection: Projection,
     query: RespondentsQuery,
-  ): Promise<RespondentsPage & { servedFieldKeys: string[] }> {
+  ): Promise<CachedResponse> {
     const campaignId = campaign.id;
     const context = positions.context(campaignId, campaign.version, query.sinceMs, query.limit);
     if (context.total === undefined) {
@@ -261,10 +249,8 @@ export function createCampaignService(db: Kysely<Database>, cache: ResponseCache
     }
     const total = context.total;
     const page = query.cursor?.page ?? query.page;
-    const totalPages = Math.ceil(total / query.limit);
-    const meta: PageMeta = { total, page, limit: query.limit, totalPages, nextCursor: null };
-    const empty = { data: [], meta, servedFieldKeys: [] };
-    if (!query.cursor && page > totalPages) return empty;
+    const meta = { total, page, limit: query.limit, totalPages: Math.ceil(total / query.limit) };
+    if (!query.cursor && page > meta.totalPages) return emptyPage(meta);
 
     const after = query.cursor
       ? query.cursor.after
@@ -272,27 +258,16 @@ export function createCampaignService(db: Kysely<Database>, cache: ResponseCache
           `${campaignId}\u0000${campaign.version}\u0000${query.sinceMs ?? ''}\u0000${query.limit}\u0000${query.page}`,
           () => pageStart(context, campaignId, query),
         );
-    if (after === undefined) return empty;
-    // One row more than the page tells whether another page follows, for nextCursor.
-    const lines = await findRespondentLines(
-      db,
-      { campaignId, sinceMs: query.sinceMs, after },
-      query.limit + 1,
-    );
-    const count = Math.min(lines.length, query.limit);
-    if (count === query.limit) {
-      const end = linePosition(lines[count - 1] as string);
-      if (!query.cursor) positions.remember(context, [[page, end]]);
-      if (lines.length > query.limit)
-        meta.nextCursor = encodeCursor({ after: end, page: page + 1 });
-    }
-
-    const served = new Array<boolean>(projection.fieldKeys.length).fill(false);
-    const data = new Array<string>(count);
-    for (let index = 0; index < count; index++) {
-      data[index] = respondentJson(lines[index] as string, projection, served);
-    }
-    const servedFieldKeys = projection.fieldKeys.filter((_, index) => served[index]);
-    return { data, meta, servedFieldKeys };
+    if (after === undefined) return emptyPage(meta);
+    const { response, end } = await readPageRows({
+      campaignId,
+      sinceMs: query.sinceMs,
+      after,
+      limit: query.limit,
+      fieldKeys: projection.fieldKeys,
+      meta,
+    });
+    if (end && !query.cursor) positions.remember(context, [[page, end]]);
+    return response;
   }
 }

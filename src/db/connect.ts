@@ -20,6 +20,8 @@ export type Engine = 'sqlite' | 'postgres';
 /** An open connection to one of the two engines, behind one Kysely interface. */
 export interface Store {
   readonly engine: Engine;
+  /** The DATABASE_URL it was opened with (a reader thread opens its own connection to it). */
+  readonly url: string;
   /** Connection counts of the PostgreSQL pool, for metrics; SQLite has no pool. */
   readonly poolStats?: () => { total: number; idle: number; waiting: number };
   readonly db: Kysely<Database>;
@@ -160,7 +162,7 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
       dialect: new SqliteDialect({ database: withStatementCache(database, changes.noteWrite) }),
     });
     registerChangeStamp(db, changes.stamp);
-    return { engine: 'sqlite', db, close: () => db.destroy() };
+    return { engine: 'sqlite', url, db, close: () => db.destroy() };
   }
   const pool = new pg.Pool({
     Client: NamedStatementClient,
@@ -181,6 +183,7 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     engine: 'postgres',
+    url,
     db,
     poolStats: () => ({
       total: pool.totalCount,

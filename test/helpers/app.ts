@@ -73,6 +73,7 @@ export async function startTestApp(
     responseCacheBytes?: number;
     maxEventLoopDelayMs?: number;
     overloadSampleIntervalMs?: number;
+    sqliteReaderThreads?: number;
   } = {},
 ): Promise<TestApp> {
   const store =
@@ -97,6 +98,9 @@ export async function startTestApp(
         ? { responseCacheBytes: options.responseCacheBytes }
         : {}),
       ...(options.maxEventLoopDelayMs ? { maxEventLoopDelayMs: options.maxEventLoopDelayMs } : {}),
+      ...(options.sqliteReaderThreads !== undefined
+        ? { sqliteReaderThreads: options.sqliteReaderThreads }
+        : {}),
     },
     ...(options.redis ? { redis: options.redis } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),

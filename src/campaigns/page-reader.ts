@@ -1,0 +1,78 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import { type CachedResponse, fromJsonText } from '../http/response-cache.ts';
+import { findRespondentLines, type Position } from './campaigns.repository.ts';
+import { compileProjection, type Projection } from './field-projection.ts';
+import { encodeCursor } from './page-cursor.ts';
+import { linePosition, respondentJson } from './respondent-lines.ts';
+
+/** One page to read: where it starts, and everything its bytes depend on besides the rows. */
+export interface PageRequest {
+  campaignId: string;
+  sinceMs: number | undefined;
+  /** Rows strictly after this position; null for the first page. */
+  after: Position | null;
+  limit: number;
+  /** The key's allow-list there, as compiled (see compileProjection). */
+  fieldKeys: readonly string[];
+  /** `meta` of the page but nextCursor, which depends on the rows. */
+  meta: { total: number; page: number; limit: number; totalPages: number };
+}
+
+/** The page as served, and where it ends when it is full (for the next page's start). */
+export interface PageRead {
+  response: CachedResponse;
+  end: Position | undefined;
+}
+
+/** Reads and serialises pages; either here (`readPageHere`) or in reader threads (page-readers.ts). */
+export type PageReader = (request: PageRequest) => Promise<PageRead>;
+
+/** The bytes of a page with no rows. */
+export function emptyPage(meta: PageRequest['meta']): CachedResponse {
+  return fromJsonText(`{"data":[],"meta":${JSON.stringify({ ...meta, nextCursor: null })}}`, {
+    fieldKeys: [],
+    rows: 0,
+  });
+}
+
+const projections = new Map<string, Projection>();
+
+function projectionOf(fieldKeys: readonly string[]): Projection {
+  const identity = JSON.stringify(fieldKeys);
+  let projection = projections.get(identity);
+  if (!projection) {
+    projection = compileProjection(fieldKeys);
+    // Allow-lists are few; the bound only guards against a pathological number of them.
+    if (projections.size >= 1_000) projections.clear();
+    projections.set(identity, projection);
+  }
+  return projection;
+}
+
+/**
+ * Reads one page from `db` and writes its body: each row as JSON text straight from its line
+ * (see respondentJson), one row more than the page read to tell whether another page follows.
+ */
+export async function readPageHere(db: Kysely<Database>, request: PageRequest): Promise<PageRead> {
+  const { campaignId, sinceMs, after, limit, meta } = request;
+  const lines = await findRespondentLines(db, { campaignId, sinceMs, after }, limit + 1);
+  const count = Math.min(lines.length, limit);
+  let end: Position | undefined;
+  let nextCursor: string | null = null;
+  if (count === limit) {
+    end = linePosition(lines[count - 1] as string);
+    if (lines.length > limit) nextCursor = encodeCursor({ after: end, page: meta.page + 1 });
+  }
+  const projection = projectionOf(request.fieldKeys);
+  const served = new Array<boolean>(projection.fieldKeys.length).fill(false);
+  const data = new Array<string>(count);
+  for (let index = 0; index < count; index++) {
+    data[index] = respondentJson(lines[index] as string, projection, served);
+  }
+  const response = fromJsonText(
+    `{"data":[${data.join(',')}],"meta":${JSON.stringify({ ...meta, nextCursor })}}`,
+    { fieldKeys: projection.fieldKeys.filter((_, index) => served[index]), rows: count },
+  );
+  return { response, end };
+}

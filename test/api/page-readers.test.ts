@@ -1,0 +1,114 @@
+import type { Worker } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PageRequest, readPageHere } from '../../src/campaigns/page-reader.ts';
+import { PageReaderThreads } from '../../src/campaigns/page-readers.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { ManualClock } from '../helpers/clock.ts';
+import { createTestKey, seedCampaign } from '../helpers/factories.ts';
+import { createTestDatabaseUrl, openTestStore } from '../helpers/stores.ts';
+
+const BASE = '/developer/v1/campaigns/c/respondents';
+const respondents = Array.from({ length: 23 }, (_, n) => ({
+  id: `r${String(n).padStart(2, '0')}`,
+  submittedAt: `2026-03-01T10:${String(n % 7).padStart(2, '0')}:00Z`,
+  answers: { meal: n % 2 ? 'fish' : 'beef', diet: n % 3 ? ['halal'] : [], name: `Tamu\t${n}` },
+}));
+
+// On SQLite, pages are read in a reader thread by default. The thread must serve exactly the
+// bytes the main thread would, and a thread that dies must not take the service with it.
+describe('page reader threads on SQLite', () => {
+  let url: string;
+  let inThread: TestApp;
+  let onMain: TestApp;
+  let key: string;
+  const clock = new ManualClock();
+
+  beforeAll(async () => {
+    url = await createTestDatabaseUrl('sqlite');
+    inThread = await startTestApp(await openTestStore(url), { clock, sqliteReaderThreads: 1 });
+    onMain = await startTestApp(await openTestStore(url), { clock, sqliteReaderThreads: 0 });
+    await seedCampaign(inThread.store, clock, {
+      id: 'c',
+      fields: [
+        { key: 'meal', type: 'RADIO' },
+        { key: 'diet', type: 'CHECKBOX' },
+        { key: 'name', type: 'TEXT' },
+      ],
+      respondents,
+    });
+    key = (
+      await createTestKey(inThread.store, clock, [
+        { campaignId: 'c', fields: ['name', 'meal', 'diet'] },
+      ])
+    ).key;
+  });
+  afterAll(async () => {
+    await inThread?.close();
+    await onMain?.close();
+  });
+
+  it('serves the same bytes and ETags as the main thread, page by page and by cursor', async () => {
+    const urls = [
+      `${BASE}?limit=5`,
+      `${BASE}?limit=5&page=4`,
+      `${BASE}?limit=5&page=5`,
+      `${BASE}?limit=5&page=9`,
+      `${BASE}?limit=4&since=2026-03-01T10:03:00Z`,
+    ];
+    for (const path of urls) {
+      const threaded = await inThread.get(path, key);
+      const main = await onMain.get(path, key);
+      expect(threaded.status).toBe(200);
+      expect(threaded.raw).toBe(main.raw);
+      expect(threaded.headers.etag).toBe(main.headers.etag);
+    }
+    // Following the cursor from the thread's pages visits every row once, in order.
+    const seen: string[] = [];
+    let path: string | undefined = `${BASE}?limit=6`;
+    while (path) {
+      const response = await inThread.get(path, key);
+      seen.push(...response.body.data.map((row: { id: string }) => row.id));
+      const cursor = response.body.meta.nextCursor;
+      path = cursor ? `${BASE}?limit=6&cursor=${cursor}` : undefined;
+    }
+    const specOrder = [...respondents].sort(
+      (a, b) => a.submittedAt.localeCompare(b.submittedAt) || a.id.localeCompare(b.id),
+    );
+    expect(seen).toEqual(specOrder.map((row) => row.id));
+  });
+
+  it('keeps serving after its thread dies: the next read starts a new one', async () => {
+    const started: Worker[] = [];
+    const readers = new PageReaderThreads(url, 1, (worker) => started.push(worker));
+    const request: PageRequest = {
+      campaignId: 'c',
+      sinceMs: undefined,
+      after: null,
+      limit: 3,
+      fieldKeys: ['name', 'meal'],
+      meta: { total: 23, page: 1, limit: 3, totalPages: 8 },
+    };
+    try {
+      const expected = await readPageHere(onMain.store.db, request);
+      const first = await readers.read(request);
+      expect(first.response.body.equals(expected.response.body)).toBe(true);
+      expect(first.response.etag).toBe(expected.response.etag);
+      expect(first.end).toEqual(expected.end);
+      expect(started).toHaveLength(1);
+
+      // A read in flight when its thread dies is answered or fails, never left hanging; the
+      // next one gets a new thread.
+      const inFlight = readers.read(request).then(
+        () => 'answered',
+        (error: Error) => error.message,
+      );
+      await started[0]?.terminate();
+      expect(await inFlight).toMatch(/answered|stopped/);
+      const again = await readers.read(request);
+      expect(again.response.body.equals(expected.response.body)).toBe(true);
+      expect(started).toHaveLength(2);
+    } finally {
+      await readers.close();
+    }
+  });
+});
