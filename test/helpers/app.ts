@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import pino from 'pino';
+import { inject } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import type { Engine, Store } from '../../src/db/connect.ts';
 import type { Metrics } from '../../src/http/metrics.ts';
@@ -26,6 +28,24 @@ export interface TestResponse {
   headers: LightMyRequestResponse['headers'];
   body: any;
   raw: string;
+}
+
+/**
+ * The suite runs twice (see package.json): the second time with HADIR_TEST_REDIS=1, and then
+ * rate limits count in the run's redis-server (see global-setup.ts). Each app gets keys of its
+ * own, as its in-process counters would be.
+ */
+async function connectSuiteRedis(): Promise<Redis | undefined> {
+  const url = inject('redisServer');
+  if (!url) return undefined;
+  const redis = new Redis(url, {
+    keyPrefix: `test-${randomUUID()}:`,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    lazyConnect: true,
+  });
+  await redis.connect();
+  return redis;
 }
 
 /** Fixed secrets for tests; never used outside them. */
@@ -78,6 +98,9 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const store =
     typeof engineOrStore === 'string' ? await createTestStore(engineOrStore) : engineOrStore;
+  // In the suite's Redis pass every app counts in Redis, unless the test brings its own.
+  const suiteRedis = options.redis ? undefined : await connectSuiteRedis();
+  const redis = options.redis ?? suiteRedis;
   const clock = options.clock ?? new ManualClock();
   const { logs, logger } = logCapture();
   const app = await buildApp({
@@ -102,7 +125,7 @@ export async function startTestApp(
         ? { sqliteReaderThreads: options.sqliteReaderThreads }
         : {}),
     },
-    ...(options.redis ? { redis: options.redis } : {}),
+    ...(redis ? { redis } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.overloadSampleIntervalMs
       ? { overloadSampleIntervalMs: options.overloadSampleIntervalMs }
@@ -130,6 +153,7 @@ export async function startTestApp(
     async close() {
       await app.close();
       await store.close();
+      suiteRedis?.disconnect();
     },
   };
 }
