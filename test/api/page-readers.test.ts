@@ -11,7 +11,12 @@ const BASE = '/developer/v1/campaigns/c/respondents';
 const respondents = Array.from({ length: 23 }, (_, n) => ({
   id: `r${String(n).padStart(2, '0')}`,
   submittedAt: `2026-03-01T10:${String(n % 7).padStart(2, '0')}:00Z`,
-  answers: { meal: n % 2 ? 'fish' : 'beef', diet: n % 3 ? ['halal'] : [], name: `Tamu\t${n}` },
+  // Long enough that a full page outgrows Node's shared buffer pool (it then moves, not copies).
+  answers: {
+    meal: n % 2 ? 'fish' : 'beef',
+    diet: n % 3 ? ['halal'] : [],
+    name: `Tamu\t${n} ${'panjang '.repeat(40)}`,
+  },
 }));
 
 // On SQLite, pages are read in a reader thread by default. The thread must serve exactly the
@@ -50,6 +55,7 @@ describe('page reader threads on SQLite', () => {
   it('serves the same bytes and ETags as the main thread, page by page and by cursor', async () => {
     const urls = [
       `${BASE}?limit=5`,
+      `${BASE}?limit=100`,
       `${BASE}?limit=5&page=4`,
       `${BASE}?limit=5&page=5`,
       `${BASE}?limit=5&page=9`,
@@ -62,6 +68,7 @@ describe('page reader threads on SQLite', () => {
       expect(threaded.raw).toBe(main.raw);
       expect(threaded.headers.etag).toBe(main.headers.etag);
     }
+    expect((await inThread.get(`${BASE}?limit=100`, key)).raw.length).toBeGreaterThan(8192);
     // Following the cursor from the thread's pages visits every row once, in order.
     const seen: string[] = [];
     let path: string | undefined = `${BASE}?limit=6`;
