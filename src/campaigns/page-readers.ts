@@ -21,11 +21,18 @@ interface ReaderReply {
 function startThread(databaseUrl: string): Worker {
   const source = import.meta.url.endsWith('.ts');
   const entry = new URL(`./page-reader-thread.${source ? 'ts' : 'js'}`, import.meta.url);
-  if (!source) return new Worker(entry, { workerData: { databaseUrl } });
+  const options = { workerData: { databaseUrl }, resourceLimits: READER_HEAP_LIMITS };
+  if (!source) return new Worker(entry, options);
   const tsx = import.meta.resolve('tsx/esm/api');
   const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData: { databaseUrl } });
+  return new Worker(bootstrap, { ...options, eval: true });
 }
+
+/**
+ * A thread holds one page at a time and little else, so its heap is kept small: with V8's
+ * defaults its young generation alone would grow to tens of megabytes under a stream of pages.
+ */
+const READER_HEAP_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 96 };
 
 /** One thread and the requests it has not answered yet. */
 class ReaderThread {
