@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { type CachedResponse, fromJsonText } from '../http/response-cache.ts';
 import { findRespondentLines, type Position } from './campaigns.repository.ts';
+import type { PageMeta } from './campaigns.service.ts';
 import { compileProjection, type Projection } from './field-projection.ts';
 import { encodeCursor } from './page-cursor.ts';
 import { linePosition, respondentJson } from './respondent-lines.ts';
@@ -16,7 +17,7 @@ export interface PageRequest {
   /** The key's allow-list there, as compiled (see compileProjection). */
   fieldKeys: readonly string[];
   /** `meta` of the page but nextCursor, which depends on the rows. */
-  meta: { total: number; page: number; limit: number; totalPages: number };
+  meta: Omit<PageMeta, 'nextCursor'>;
 }
 
 /** The page as served, and where it ends when it is full (for the next page's start). */
