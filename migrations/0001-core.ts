@@ -205,6 +205,33 @@ function sqliteTriggers(): string[] {
  * campaign's counters once per statement instead of once per row.
  */
 function postgresTriggers(): string[] {
+  return [
+    ...postgresTriggerFunctions('jsonb'),
+    `CREATE TRIGGER respondents_after_insert AFTER INSERT ON respondents
+      REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION respondents_count_inserted()`,
+    `CREATE TRIGGER respondents_after_delete AFTER DELETE ON respondents
+      REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION respondents_count_deleted()`,
+    `CREATE TRIGGER respondents_after_update AFTER UPDATE ON respondents
+      REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+      FOR EACH STATEMENT EXECUTE FUNCTION respondents_count_updated()`,
+    `CREATE TRIGGER campaign_fields_after_insert AFTER INSERT ON campaign_fields
+      FOR EACH ROW EXECUTE FUNCTION campaign_fields_recount()`,
+    `CREATE TRIGGER campaign_fields_after_update AFTER UPDATE OF key, type ON campaign_fields
+      FOR EACH ROW WHEN (OLD.key IS DISTINCT FROM NEW.key OR OLD.type IS DISTINCT FROM NEW.type)
+      EXECUTE FUNCTION campaign_fields_recount()`,
+    `CREATE TRIGGER campaign_fields_after_delete AFTER DELETE ON campaign_fields
+      FOR EACH ROW EXECUTE FUNCTION campaign_fields_recount()`,
+    `CREATE TRIGGER campaigns_before_update BEFORE UPDATE ON campaigns
+      FOR EACH ROW EXECUTE FUNCTION campaigns_bump_version()`,
+  ];
+}
+
+/**
+ * The trigger functions behind postgresTriggers, for answers stored as `answersType` (jsonb when
+ * the schema was first made, json since 0003): created or replaced, so a later migration can
+ * move them to another type without touching the triggers.
+ */
+export function postgresTriggerFunctions(answersType: 'json' | 'jsonb'): string[] {
   const applyRows = (rows: string, sign: '+' | '-') => `
     UPDATE campaigns AS c SET
       response_count = c.response_count ${sign} d.responses,
@@ -223,9 +250,9 @@ function postgresTriggers(): string[] {
     ${sign === '+' ? 'INSERT INTO answer_counts (campaign_id, field_key, value, count)' : 'UPDATE answer_counts AS a SET count = a.count - d.n FROM ('}
       SELECT r.campaign_id, f.key, j.value #>> '{}' AS value, count(*) AS n
       FROM ${rows} AS r
-      CROSS JOIN LATERAL jsonb_each(r.answers) AS j
+      CROSS JOIN LATERAL ${answersType}_each(r.answers) AS j
       JOIN campaign_fields AS f ON f.campaign_id = r.campaign_id AND f.key = j.key
-      WHERE f.type IN ${SINGLE_CHOICE} AND jsonb_typeof(j.value) = 'string'
+      WHERE f.type IN ${SINGLE_CHOICE} AND ${answersType}_typeof(j.value) = 'string'
       GROUP BY 1, 2, 3
     ${
       sign === '+'
@@ -233,7 +260,7 @@ function postgresTriggers(): string[] {
         : ') AS d WHERE a.campaign_id = d.campaign_id AND a.field_key = d.key AND a.value = d.value;'
     }`;
   const fn = (name: string, body: string) => `
-    CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $body$
+    CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $body$
     BEGIN
       ${body}
       RETURN NULL;
@@ -243,19 +270,12 @@ function postgresTriggers(): string[] {
     INSERT INTO answer_counts (campaign_id, field_key, value, count)
     SELECT r.campaign_id, NEW.key, r.answers ->> NEW.key, count(*)
     FROM respondents AS r
-    WHERE r.campaign_id = NEW.campaign_id AND jsonb_typeof(r.answers -> NEW.key) = 'string'
+    WHERE r.campaign_id = NEW.campaign_id AND ${answersType}_typeof(r.answers -> NEW.key) = 'string'
     GROUP BY r.campaign_id, r.answers ->> NEW.key;`;
   return [
     fn('respondents_count_inserted', applyRows('new_rows', '+')),
     fn('respondents_count_deleted', applyRows('old_rows', '-')),
     fn('respondents_count_updated', applyRows('old_rows', '-') + applyRows('new_rows', '+')),
-    `CREATE TRIGGER respondents_after_insert AFTER INSERT ON respondents
-      REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION respondents_count_inserted()`,
-    `CREATE TRIGGER respondents_after_delete AFTER DELETE ON respondents
-      REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION respondents_count_deleted()`,
-    `CREATE TRIGGER respondents_after_update AFTER UPDATE ON respondents
-      REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
-      FOR EACH STATEMENT EXECUTE FUNCTION respondents_count_updated()`,
     fn(
       'campaign_fields_recount',
       `
@@ -268,14 +288,7 @@ function postgresTriggers(): string[] {
         UPDATE campaigns SET version = version + 1 WHERE id = NEW.campaign_id;
       END IF;`,
     ),
-    `CREATE TRIGGER campaign_fields_after_insert AFTER INSERT ON campaign_fields
-      FOR EACH ROW EXECUTE FUNCTION campaign_fields_recount()`,
-    `CREATE TRIGGER campaign_fields_after_update AFTER UPDATE OF key, type ON campaign_fields
-      FOR EACH ROW WHEN (OLD.key IS DISTINCT FROM NEW.key OR OLD.type IS DISTINCT FROM NEW.type)
-      EXECUTE FUNCTION campaign_fields_recount()`,
-    `CREATE TRIGGER campaign_fields_after_delete AFTER DELETE ON campaign_fields
-      FOR EACH ROW EXECUTE FUNCTION campaign_fields_recount()`,
-    `CREATE FUNCTION campaigns_bump_version() RETURNS trigger LANGUAGE plpgsql AS $body$
+    `CREATE OR REPLACE FUNCTION campaigns_bump_version() RETURNS trigger LANGUAGE plpgsql AS $body$
     BEGIN
       IF (OLD.slug, OLD.title, OLD.event_date, OLD.location, OLD.deleted_at)
         IS DISTINCT FROM (NEW.slug, NEW.title, NEW.event_date, NEW.location, NEW.deleted_at) THEN
@@ -284,7 +297,5 @@ function postgresTriggers(): string[] {
       RETURN NEW;
     END
     $body$`,
-    `CREATE TRIGGER campaigns_before_update BEFORE UPDATE ON campaigns
-      FOR EACH ROW EXECUTE FUNCTION campaigns_bump_version()`,
   ];
 }

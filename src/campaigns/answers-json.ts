@@ -53,9 +53,10 @@ function keysByLength(projection: Projection): KeysByLength {
  * served `fields` object, without building objects: the hot path of every page.
  *
  * Answers are stored in served form by the import: a flat object of non-blank strings and
- * non-empty lists of non-blank strings, as JSON.stringify wrote it (SQLite) or as jsonb prints
- * it (PostgreSQL, with a space after each colon and comma). In such text without a backslash,
- * every quote opens or closes a string, so the scanner jumps from quote to quote with indexOf.
+ * non-empty lists of non-blank strings, as JSON.stringify wrote it (or as jsonb printed it, with a
+ * space after each colon and comma, for rows PostgreSQL held as jsonb before migration 0003). In
+ * such text without a backslash, every quote opens or closes a string, so the scanner jumps from
+ * quote to quote with indexOf.
  * Anything else (escapes, numbers, blanks, nesting, other spacing) returns undefined and the
  * caller takes the general path, so the bytes never depend on which path ran.
  */

@@ -1,6 +1,13 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import {
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  type MigrationResultSet,
+  Migrator,
+} from 'kysely';
 import * as core from '../../migrations/0001-core.ts';
 import * as portal from '../../migrations/0002-portal.ts';
+import * as answersAsText from '../../migrations/0003-answers-as-text.ts';
 import type { Engine, Store } from './connect.ts';
 
 interface EngineMigration {
@@ -8,10 +15,11 @@ interface EngineMigration {
 }
 
 /** Every migration, in order. One source for both engines; each receives the engine it runs on. */
-const MIGRATIONS: Record<string, EngineMigration> = {
+const MIGRATIONS = {
   '0001-core': core,
   '0002-portal': portal,
-};
+  '0003-answers-as-text': answersAsText,
+} satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {
   return {
@@ -27,8 +35,22 @@ function providerFor(engine: Engine): MigrationProvider {
 
 /** Brings the store's schema to the latest version; safe to call on every start. */
 export async function migrateToLatest(store: Store): Promise<void> {
+  await migrate(store, (migrator) => migrator.migrateToLatest());
+}
+
+/** Brings the store's schema up to the named migration (tests of a later one's upgrade path). */
+export async function migrateUpTo(store: Store, name: MigrationName): Promise<void> {
+  await migrate(store, (migrator) => migrator.migrateTo(name));
+}
+
+export type MigrationName = keyof typeof MIGRATIONS;
+
+async function migrate(
+  store: Store,
+  run: (migrator: Migrator) => Promise<MigrationResultSet>,
+): Promise<void> {
   const migrator = new Migrator({ db: store.db, provider: providerFor(store.engine) });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await run(migrator);
   if (error) {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName;
     throw new Error(`database migration ${failed ?? ''} failed: ${String(error)}`, {

@@ -14,12 +14,21 @@ export async function createTestDatabaseUrl(engine: Engine): Promise<string> {
   if (engine === 'sqlite') {
     return `sqlite:${join(mkdtempSync(join(tmpdir(), 'hadir-test-')), 'hadir.sqlite')}`;
   }
+  return createPostgresDatabase('TEMPLATE hadir_template');
+}
+
+/** A PostgreSQL database with no schema at all, for tests of the migrations themselves. */
+export function createEmptyPostgresUrl(): Promise<string> {
+  return createPostgresDatabase('');
+}
+
+async function createPostgresDatabase(template: string): Promise<string> {
   const server = inject('postgresServer');
   const name = `hadir_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: `${server}postgres` });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE hadir_template`);
+    await admin.query(`CREATE DATABASE ${name} ${template}`);
   } finally {
     await admin.end();
   }
