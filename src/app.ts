@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Redis } from 'ioredis';
-import { campaignRoutes } from './campaigns/campaigns.routes.ts';
+import { campaignRoutes, startCampaignRead } from './campaigns/campaigns.routes.ts';
 import { createCampaignService } from './campaigns/campaigns.service.ts';
 import { PageReaderThreads } from './campaigns/page-readers.ts';
 import type { Clock } from './clock.ts';
@@ -135,15 +135,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       });
       const authenticate = authenticateKey(deps.store.db, deps.clock);
       data.addHook('onRequest', async (request) => {
-        // The campaign read starts alongside the key check, in the same step: on PostgreSQL the
-        // two reads overlap, and on SQLite they share one look at the store's change stamp. It
-        // is used only once the key proved valid; only a request that presents a key gets one.
-        const id = (request.params as { id?: unknown }).id;
-        if (typeof id === 'string' && request.headers.authorization !== undefined) {
-          const read = campaigns.readCampaign(id);
-          read.catch(() => {}); // a failure surfaces where it is awaited, not as unhandled
-          request.campaignRead = read;
-        }
+        // In the same step as the key check, so the two reads overlap.
+        startCampaignRead(request, campaigns);
         await authenticate(request);
       });
       await registerRateLimit(data, {

@@ -66,32 +66,52 @@ export interface BreakdownRow {
   count: number | null;
 }
 
+/** What a summary is made of: the campaign's counters and its single-choice answer counts. */
+export interface CampaignCounts {
+  campaign: CampaignRecord;
+  /** Every single-choice (RADIO or SELECT) field's counts, by field key, then value. */
+  counts: BreakdownRow[];
+}
+
+const selectCampaignWithCounts = preparedQuery(
+  (db, id: string) =>
+    db
+      .selectFrom('campaigns as c')
+      .leftJoin('campaign_fields as f', (join) =>
+        join.onRef('f.campaign_id', '=', 'c.id').on('f.type', 'in', ['RADIO', 'SELECT']),
+      )
+      .leftJoin('answer_counts as a', (join) =>
+        join
+          .onRef('a.campaign_id', '=', 'f.campaign_id')
+          .onRef('a.field_key', '=', 'f.key')
+          .on('a.count', '>', 0),
+      )
+      .select([...campaignColumns, 'f.key as fieldKey', 'a.value as value', 'a.count as count'])
+      .where('c.id', '=', id)
+      .orderBy('f.key')
+      .orderBy('a.value'),
+  { remember: 10_000 },
+);
+
 /**
- * The trigger-maintained answer counts of those of `keys` that are single-choice (RADIO or
- * SELECT) fields of the campaign, in one query: no scan of respondents. A single-choice field
- * without answers still comes back once, so its breakdown can be shown empty.
+ * The campaign with its trigger-maintained answer counts (no scan of respondents), in one
+ * statement: the totals, the counts and the version a summary is cached under always agree, and
+ * PostgreSQL answers in one round trip. A single-choice field without answers comes back once,
+ * so its breakdown can be shown empty.
  */
-export async function findBreakdowns(
+export async function findCampaignWithCounts(
   db: Kysely<Database>,
-  campaignId: string,
-  keys: readonly string[],
-): Promise<BreakdownRow[]> {
-  if (keys.length === 0) return [];
-  return db
-    .selectFrom('campaign_fields as f')
-    .leftJoin('answer_counts as a', (join) =>
-      join
-        .onRef('a.campaign_id', '=', 'f.campaign_id')
-        .onRef('a.field_key', '=', 'f.key')
-        .on('a.count', '>', 0),
-    )
-    .select(['f.key as fieldKey', 'a.value as value', 'a.count as count'])
-    .where('f.campaign_id', '=', campaignId)
-    .where('f.key', 'in', keys)
-    .where('f.type', 'in', ['RADIO', 'SELECT'])
-    .orderBy('f.key')
-    .orderBy('a.value')
-    .execute();
+  id: string,
+): Promise<CampaignCounts | undefined> {
+  const rows = await selectCampaignWithCounts(db, id);
+  const first = rows[0];
+  if (!first) return undefined;
+  const { fieldKey: _key, value: _value, count: _count, ...campaign } = first;
+  const counts: BreakdownRow[] = [];
+  for (const { fieldKey, value, count } of rows) {
+    if (fieldKey !== null) counts.push({ fieldKey, value, count });
+  }
+  return { campaign, counts };
 }
 
 /** A place in the spec order (submittedAt, id): rows strictly after it come next. */

@@ -20,10 +20,32 @@ import { decodeCursor } from './page-cursor.ts';
 
 const DATA = { tags: ['Data'], security: [{ apiKey: [] }] };
 
-/** The campaign read started alongside the key check, and the check that the client still waits. */
+const SUMMARY_PATH = '/campaigns/:id/summary';
+
+/**
+ * Starts the read a request for one campaign will need, alongside the key check (see app.ts): on
+ * PostgreSQL the reads overlap, on SQLite they share one look at the store's change stamp. A
+ * summary reads the campaign with its answer counts; the other routes, the campaign alone. The
+ * read is used only once the key proved valid; only a request that presents a key starts one.
+ */
+export function startCampaignRead(request: FastifyRequest, service: CampaignService): void {
+  const id = (request.params as { id?: unknown }).id;
+  if (typeof id !== 'string' || request.headers.authorization === undefined) return;
+  // A failure surfaces where the read is awaited, not as an unhandled rejection.
+  if (request.routeOptions.url?.endsWith(SUMMARY_PATH)) {
+    request.campaignCountsRead = service.readCampaignCounts(id);
+    request.campaignCountsRead.catch(() => {});
+  } else {
+    request.campaignRead = service.readCampaign(id);
+    request.campaignRead.catch(() => {});
+  }
+}
+
+/** The reads started alongside the key check, and the check that the client still waits. */
 function readOptions(request: FastifyRequest): ReadOptions {
   return {
     ...(request.campaignRead ? { campaign: request.campaignRead } : {}),
+    ...(request.campaignCountsRead ? { campaignCounts: request.campaignCountsRead } : {}),
     beforeWork: () => ensureClientWaiting(request),
   };
 }
@@ -55,7 +77,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
     );
 
     app.get(
-      '/campaigns/:id/summary',
+      SUMMARY_PATH,
       {
         schema: {
           ...DATA,

@@ -9,11 +9,13 @@ import {
 import type { AuthenticatedKey } from '../keys/keys.service.ts';
 import { SingleFlight } from '../single-flight.ts';
 import {
+  type BreakdownRow,
+  type CampaignCounts,
   type CampaignRecord,
   countRespondents,
-  findBreakdowns,
   findCampaign,
   findCampaignsInScope,
+  findCampaignWithCounts,
   findEveryNthPosition,
   type Position,
 } from './campaigns.repository.ts';
@@ -70,6 +72,8 @@ export interface RespondentsQuery {
 export interface ReadOptions {
   /** The campaign's row, already being read (see `readCampaign`). */
   campaign?: Promise<CampaignRecord | undefined>;
+  /** For a summary: the campaign with its counts, already being read (see `readCampaignCounts`). */
+  campaignCounts?: Promise<CampaignCounts | undefined>;
   /** Runs once access is settled, before the answer is read: it may abandon the request. */
   beforeWork?: () => void;
 }
@@ -85,6 +89,8 @@ export interface CampaignService {
    * alongside the key check, and hand it in as `ReadOptions.campaign`.
    */
   readCampaign(campaignId: string): Promise<CampaignRecord | undefined>;
+  /** The same with the answer counts a summary needs, in one read; `ReadOptions.campaignCounts`. */
+  readCampaignCounts(campaignId: string): Promise<CampaignCounts | undefined>;
   summary(
     key: AuthenticatedKey,
     campaignId: string,
@@ -127,8 +133,14 @@ export function createCampaignService(
   // A deep page's start may take one pass over the index; concurrent requests share that pass.
   const pageStarts = new SingleFlight<Position | null | undefined>();
 
+  const campaignCountsReads = new SingleFlight<CampaignCounts | undefined>();
+
   function readCampaign(campaignId: string): Promise<CampaignRecord | undefined> {
     return campaignReads.run(campaignId, () => findCampaign(db, campaignId));
+  }
+
+  function readCampaignCounts(campaignId: string): Promise<CampaignCounts | undefined> {
+    return campaignCountsReads.run(campaignId, () => findCampaignWithCounts(db, campaignId));
   }
 
   /** Spec, Errors rule 1: 404 for no such (or a deleted) campaign, 403 for one outside the scope. */
@@ -185,13 +197,21 @@ export function createCampaignService(
     },
 
     readCampaign,
+    readCampaignCounts,
 
     async summary(key, campaignId, options = {}) {
-      const { campaign, projection } = await access(key, campaignId, options.campaign);
+      const read = options.campaignCounts ?? readCampaignCounts(campaignId);
+      const { campaign, projection } = await access(
+        key,
+        campaignId,
+        read.then((found) => found?.campaign),
+      );
+      // Present: access found the campaign in this very read.
+      const { counts } = (await read) ?? { counts: [] };
       options.beforeWork?.();
       const cacheKey = `summary\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}`;
       return cache.get(cacheKey, async () => {
-        const summary = await buildSummary(campaign, projection);
+        const summary = buildSummary(campaign, projection, counts);
         return toCachedResponse(summary, { fieldKeys: Object.keys(summary.breakdowns), rows: 0 });
       });
     },
@@ -205,8 +225,11 @@ export function createCampaignService(
     },
   };
 
-  async function buildSummary(campaign: CampaignRecord, projection: Projection): Promise<Summary> {
-    const rows = await findBreakdowns(db, campaign.id, projection.fieldKeys);
+  function buildSummary(
+    campaign: CampaignRecord,
+    projection: Projection,
+    rows: readonly BreakdownRow[],
+  ): Summary {
     const counts = new Map<string, Record<string, number>>();
     for (const row of rows) {
       let breakdown = counts.get(row.fieldKey);

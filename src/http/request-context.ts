@@ -1,4 +1,4 @@
-import type { CampaignRecord } from '../campaigns/campaigns.repository.ts';
+import type { CampaignCounts, CampaignRecord } from '../campaigns/campaigns.repository.ts';
 import type { KeyVerification } from '../keys/keys.service.ts';
 
 /** What the access log records of a data request: identifiers and counts, never a value. */
@@ -19,5 +19,7 @@ declare module 'fastify' {
     clientGone: boolean;
     /** The campaign named in the path, read alongside the key check (data routes with an id). */
     campaignRead?: Promise<CampaignRecord | undefined>;
+    /** The same with its answer counts, for a summary (see startCampaignRead). */
+    campaignCountsRead?: Promise<CampaignCounts | undefined>;
   }
 }
