@@ -45,18 +45,23 @@ export async function findCampaign(
   return (await selectCampaign(db, id))[0];
 }
 
-/** The live campaigns a key's scope names, in id order. */
+/**
+ * The live campaigns a key's scope names, in id order. Where rows are remembered (see
+ * preparedQuery), an unchanged store returns the very same array.
+ */
 export const findCampaignsInScope: (
   db: Kysely<Database>,
   keyId: string,
-) => Promise<CampaignRecord[]> = preparedQuery((db, keyId: string) =>
-  db
-    .selectFrom('campaigns as c')
-    .innerJoin('key_scopes as s', 's.campaign_id', 'c.id')
-    .select(campaignColumns)
-    .where('s.key_id', '=', keyId)
-    .where('c.deleted_at', 'is', null)
-    .orderBy('c.id'),
+) => Promise<readonly CampaignRecord[]> = preparedQuery(
+  (db, keyId: string) =>
+    db
+      .selectFrom('campaigns as c')
+      .innerJoin('key_scopes as s', 's.campaign_id', 'c.id')
+      .select(campaignColumns)
+      .where('s.key_id', '=', keyId)
+      .where('c.deleted_at', 'is', null)
+      .orderBy('c.id'),
+  { remember: 1_000 },
 );
 
 /** One single-choice field's answer count; `value` and `count` are null for a field no one answered. */

@@ -134,6 +134,7 @@ export function createCampaignService(
   const pageStarts = new SingleFlight<Position | null | undefined>();
 
   const campaignCountsReads = new SingleFlight<CampaignCounts | undefined>();
+  const campaignLists = new WeakMap<readonly CampaignRecord[], CachedResponse>();
 
   function readCampaign(campaignId: string): Promise<CampaignRecord | undefined> {
     return campaignReads.run(campaignId, () => findCampaign(db, campaignId));
@@ -190,10 +191,16 @@ export function createCampaignService(
   return {
     async listCampaigns(key) {
       const records = await findCampaignsInScope(db, key.id);
-      return toCachedResponse(
-        { data: records.map(toCampaign) },
-        { fieldKeys: [], rows: records.length },
-      );
+      // Remembered rows come back as the same array, so their bytes are serialised once.
+      let response = campaignLists.get(records);
+      if (!response) {
+        response = toCachedResponse(
+          { data: records.map(toCampaign) },
+          { fieldKeys: [], rows: records.length },
+        );
+        campaignLists.set(records, response);
+      }
+      return response;
     },
 
     readCampaign,

@@ -76,4 +76,20 @@ describe.each(ENGINES)('a change to the store decides the next request on %s', (
       fields: { meal: 'beef' },
     });
   });
+
+  it('a new response and a new answer count show in the next list and summary', async () => {
+    const issued = await createTestKey(other, clock, scope);
+    const list = async () => (await t.get('/developer/v1/campaigns', issued.key)).body.data[0];
+    const summary = async () => (await t.get('/developer/v1/campaigns/c/summary', issued.key)).body;
+    const [listed, summed] = [await list(), await summary()];
+    expect(await list()).toEqual(listed);
+    expect(await summary()).toEqual(summed);
+    await importRespondents(other, clock, 'c', [
+      { id: `r-${issued.id}`, submittedAt: '2026-03-03T10:00:00Z', answers: { meal: 'soup' } },
+    ]);
+    expect((await list()).responseCount).toBe(listed.responseCount + 1);
+    const after = await summary();
+    expect(after.totals.responses).toBe(summed.totals.responses + 1);
+    expect(after.breakdowns.meal.soup).toBe(1);
+  });
 });
