@@ -221,15 +221,24 @@ function postgresTriggers(): string[] {
       EXECUTE FUNCTION campaign_fields_recount()`,
     `CREATE TRIGGER campaign_fields_after_delete AFTER DELETE ON campaign_fields
       FOR EACH ROW EXECUTE FUNCTION campaign_fields_recount()`,
+    `CREATE FUNCTION campaigns_bump_version() RETURNS trigger LANGUAGE plpgsql AS $body$
+    BEGIN
+      IF (OLD.slug, OLD.title, OLD.event_date, OLD.location, OLD.deleted_at)
+        IS DISTINCT FROM (NEW.slug, NEW.title, NEW.event_date, NEW.location, NEW.deleted_at) THEN
+        NEW.version := OLD.version + 1;
+      END IF;
+      RETURN NEW;
+    END
+    $body$`,
     `CREATE TRIGGER campaigns_before_update BEFORE UPDATE ON campaigns
       FOR EACH ROW EXECUTE FUNCTION campaigns_bump_version()`,
   ];
 }
 
 /**
- * The trigger functions behind postgresTriggers, for answers stored as `answersType` (jsonb when
- * the schema was first made, json since 0003): created or replaced, so a later migration can
- * move them to another type without touching the triggers.
+ * The trigger functions behind postgresTriggers that read answers, for answers stored as
+ * `answersType` (jsonb when the schema was first made, json since 0003): created or replaced, so
+ * a later migration can move them to another type without touching the triggers.
  */
 export function postgresTriggerFunctions(answersType: 'json' | 'jsonb'): string[] {
   const applyRows = (rows: string, sign: '+' | '-') => `
@@ -288,14 +297,5 @@ export function postgresTriggerFunctions(answersType: 'json' | 'jsonb'): string[
         UPDATE campaigns SET version = version + 1 WHERE id = NEW.campaign_id;
       END IF;`,
     ),
-    `CREATE OR REPLACE FUNCTION campaigns_bump_version() RETURNS trigger LANGUAGE plpgsql AS $body$
-    BEGIN
-      IF (OLD.slug, OLD.title, OLD.event_date, OLD.location, OLD.deleted_at)
-        IS DISTINCT FROM (NEW.slug, NEW.title, NEW.event_date, NEW.location, NEW.deleted_at) THEN
-        NEW.version := OLD.version + 1;
-      END IF;
-      RETURN NEW;
-    END
-    $body$`,
   ];
 }
