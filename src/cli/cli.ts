@@ -12,6 +12,7 @@ import { type Config, loadConfig, secretsFromConfig } from '../config.ts';
 import { openStore, type Store } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { UsageError } from '../errors.ts';
+import { boundServerHeapGrowth } from '../heap-growth.ts';
 import { importDocument } from '../import/import.service.ts';
 import { parseImportDocument } from '../import/import-document.ts';
 import { issueKey, listKeys, replaceKeyScope, revokeKey, rotateKey } from '../keys/keys.service.ts';
@@ -128,6 +129,7 @@ const COMMANDS: Record<string, Command> = {
     options: serveOptions,
     async run(context) {
       const config = serverConfig(context);
+      boundServerHeapGrowth();
       // The server's modules load only for the commands that serve, keeping the others quick.
       if (config.workers > 1 && cluster.isPrimary) {
         const { runCluster } = await import('../cluster.ts');
