@@ -12,6 +12,11 @@ export interface Measurement {
   peakRssBytes: number;
   /** The plain node:http server's requests per second, measured right before this case. */
   ceilingRequestsPerSecond: number;
+  /**
+   * The deepest page only: page 1's p50 loaded again right after it. The machine's speed drifts
+   * over minutes, so the two p50s are compared from back-to-back loads.
+   */
+  pageOneP50Ms?: number;
 }
 
 export interface Row extends Measurement {
@@ -49,8 +54,11 @@ export function evaluate(measurements: Measurement[], settings: Report['settings
     const checks: Array<[string, boolean]> = [];
     if (row.case === 'page 1') checks.push(['≥ 10 % of ceiling', row.ratioToCeiling >= 0.1]);
     if (row.case === `page ${settings.deepestPage}`) {
-      const first = find(row.engine, 'page 1');
-      checks.push(['p50 ≤ 1.25 × page 1', first !== undefined && row.p50Ms <= 1.25 * first.p50Ms]);
+      const pageOne = row.pageOneP50Ms ?? find(row.engine, 'page 1')?.p50Ms;
+      checks.push([
+        `p50 ≤ 1.25 × page 1 (${pageOne ?? '?'} ms, loaded right after)`,
+        pageOne !== undefined && row.p50Ms <= 1.25 * pageOne,
+      ]);
     }
     if (row.case === 'repeated page' || row.case === 'repeated page, 304') {
       checks.push(['≥ 40 % of ceiling', row.ratioToCeiling >= 0.4]);
