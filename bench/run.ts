@@ -26,6 +26,11 @@ const DATA = join(ROOT, 'bench', '.data');
 const RESULTS = join(ROOT, 'bench', 'results');
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const WARMUP_S = 2;
+/**
+ * A fresh server first serves uncached pages this long, unmeasured: its reader threads start and
+ * its code is compiled, so the first case is measured in the same steady state as the rest.
+ */
+const SERVER_WARMUP_S = 10;
 const CONNECTIONS = 50;
 const LIMIT = 200;
 const DEEPEST_PAGE = Math.ceil(BIG_CAMPAIGN_ROWS / LIMIT) - 1;
@@ -140,6 +145,7 @@ async function benchEngine(
   const uncached = await startHadir({ DATABASE_URL: databaseUrl, RESPONSE_CACHE_MB: '0' });
   try {
     const pageOnePath = `${base}/respondents?limit=${LIMIT}`;
+    await load(uncached, { path: pageOnePath, headers: auth, expectStatus: 200 }, SERVER_WARMUP_S);
     const cases: Array<[BenchCase, string, number?]> = [
       ['page 1', pageOnePath],
       [`page ${DEEPEST_PAGE}`, `${base}/respondents?limit=${LIMIT}&page=${DEEPEST_PAGE}`],
@@ -174,6 +180,7 @@ async function benchEngine(
   try {
     const path = `${base}/respondents?limit=${LIMIT}&page=2`;
     const etag = (await fetchOk(`${cached.url}${path}`, auth)).headers.get('etag') as string;
+    await load(cached, { path, headers: auth, expectStatus: 200 }, SERVER_WARMUP_S);
     measurements.push(
       await measure(engine, cached, 'repeated page', { path, headers: auth, expectStatus: 200 }),
       await measure(engine, cached, 'repeated page, 304', {
@@ -221,7 +228,7 @@ async function main(): Promise<void> {
     ceilingServer = await startCeiling(bodyFile);
     const started = Date.now();
     log(
-      `Loading: ${CONNECTIONS} connections, ${DURATION_S} s per case after ${WARMUP_S} s warm-up, each right after the ceiling`,
+      `Loading: ${CONNECTIONS} connections, ${DURATION_S} s per case after ${WARMUP_S} s warm-up (${SERVER_WARMUP_S} s for a fresh server), each right after the ceiling`,
     );
     let measurements: Measurement[];
     try {
