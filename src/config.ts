@@ -58,7 +58,7 @@ export const DEFAULT_SQLITE_READER_THREADS = 1;
  * cores shared among the workers, at most 4. Reading and serialising is most of an uncached
  * page's cost, and neither the main thread nor one reader keeps a core busy alone (each waits on
  * the other part of the time): on 2 cores, 2 readers served about a fifth more uncached pages
- * than 1, for about 15 MB more memory each.
+ * than 1, for about 25 MB more memory each.
  */
 export function serverSqliteReaderThreads(
   workers: number,
