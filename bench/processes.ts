@@ -74,21 +74,41 @@ export async function startHadir(env: Record<string, string>): Promise<ServerPro
   return track(child, url);
 }
 
-/** The plain node:http server answering with `bodyFile`'s bytes. */
-export async function startCeiling(bodyFile: string): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [`${ROOT}bench/ceiling-server.mjs`, bodyFile], {
+/** A plain node:http script of this folder that prints `{"port":N}` once it listens. */
+async function startScript(script: string, args: string[]): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [`${ROOT}bench/${script}`, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const first = await new Promise<string>((resolve, reject) => {
     lines.once('line', resolve);
-    child.once('exit', () => reject(new Error('the ceiling server exited')));
+    child.once('exit', () => reject(new Error(`${script} exited`)));
   });
   lines.close();
   const { port } = JSON.parse(first) as { port: number };
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(url, child, () => '');
   return track(child, url);
+}
+
+/** The plain node:http server answering with `bodyFile`'s bytes. */
+export function startCeiling(bodyFile: string): Promise<ServerProcess> {
+  return startScript('ceiling-server.mjs', [bodyFile]);
+}
+
+/** The PostgreSQL reference: Hadir's page query and a write, nothing else (see the script). */
+export function startStoreRead(
+  databaseUrl: string,
+  campaignId: string,
+  limit: number,
+  pageBytes: number,
+): Promise<ServerProcess> {
+  return startScript('store-read-server.mjs', [
+    databaseUrl,
+    campaignId,
+    String(limit),
+    String(pageBytes),
+  ]);
 }
 
 /** Samples a process's resident set every 50 ms until stopped; returns the largest, in bytes. */

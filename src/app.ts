@@ -15,7 +15,7 @@ import {
 import { parseDatabaseUrl, type Store } from './db/connect.ts';
 import { registerReferenceRoutes } from './docs/docs.routes.ts';
 import { registerOpenApi } from './docs/openapi.ts';
-import { logAbandonedDataAccess, logDataAccess } from './http/access-log.ts';
+import { accessLog } from './http/access-log.ts';
 import { ajvPlugins } from './http/ajv-plugins.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { registerHealthRoutes } from './http/health.ts';
@@ -44,6 +44,8 @@ export interface AppDeps {
       >
     >;
   logger: FastifyBaseLogger;
+  /** Where the data access lines go (see createLoggers); `logger` when not given. */
+  accessLogger?: FastifyBaseLogger;
   /** Shares rate-limit counters between instances; without it they live in this process. */
   redis?: Redis;
   /** Counters and gauges; a fresh set when not given. */
@@ -155,9 +157,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       data.addHook('preValidation', async (request) => {
         requireKey(request);
       });
-      data.addHook('onResponse', logDataAccess);
+      const access = accessLog(deps.accessLogger ?? deps.logger);
+      data.addHook('onResponse', access.onResponse);
       data.decorateRequest('clientGone', false);
-      data.addHook('onRequestAbort', logAbandonedDataAccess);
+      data.addHook('onRequestAbort', access.onRequestAbort);
       await data.register(campaignRoutes(campaigns));
     },
     { prefix: DATA_PREFIX },

@@ -8,7 +8,7 @@ import { openStore, type Store } from './db/connect.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { Metrics } from './http/metrics.ts';
 import { serveMetrics } from './http/metrics-server.ts';
-import { createLogger } from './logger.ts';
+import { createLoggers } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { ADDRESS_ATTEMPTS_PER_MINUTE } from './portal/portal.service.ts';
 import { connectRedis } from './redis.ts';
@@ -28,7 +28,7 @@ export interface RunningServer {
  * and when to stop; `stopOnSignals` wires SIGTERM and SIGINT to a clean close.
  */
 export async function startServer(config: Config): Promise<RunningServer> {
-  const logger = createLogger(config.logLevel);
+  const { logger, accessLogger } = createLoggers(config.logLevel);
   // Both stop the start with a clear message in production when their settings are missing.
   const secrets = loadServerSecrets(secretsFromConfig(config), config.production);
   const mailer = createMailer(config, logger);
@@ -49,6 +49,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     clock: systemClock,
     config,
     logger,
+    accessLogger,
     secrets,
     mailer,
     portal: {

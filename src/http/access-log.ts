@@ -1,43 +1,48 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-
-/**
- * One JSON line per data request: who (key, account), what (campaign, the field keys served, the
- * row count) and how it ended. Never a value, a key or a token.
- */
-export async function logDataAccess(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  writeAccessLine(request, reply.statusCode, reply.elapsedTime);
-}
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Status 499 (the nginx convention): the client closed the connection before its answer. */
 export const CLIENT_CLOSED_REQUEST = 499;
 
-export async function logAbandonedDataAccess(request: FastifyRequest): Promise<void> {
-  request.clientGone = true;
-  // Fastify passes no reply to this hook, and with it no elapsed time.
-  writeAccessLine(request, CLIENT_CLOSED_REQUEST, undefined);
-}
+/**
+ * One JSON line per data request on `logger`: who (key, account), what (campaign, the field keys
+ * served, the row count) and how it ended. Never a value, a key or a token: only the fields
+ * below, which is why the access logger may skip redaction (see logger.ts).
+ */
+export function accessLog(logger: FastifyBaseLogger) {
+  function writeAccessLine(
+    request: FastifyRequest,
+    status: number,
+    elapsedMs: number | undefined,
+  ): void {
+    const verification = request.keyVerification;
+    const key = verification?.kind === 'valid' ? verification.key : undefined;
+    const record = request.accessRecord;
+    logger.info(
+      {
+        requestId: request.id,
+        keyId: key?.id ?? null,
+        accountId: key?.accountId ?? null,
+        authFailure: verification && verification.kind !== 'valid' ? verification.kind : undefined,
+        method: request.method,
+        route: request.routeOptions.url,
+        campaignId: record?.campaignId ?? null,
+        fieldKeys: record?.fieldKeys ?? [],
+        rows: record?.rows ?? 0,
+        status,
+        durationMs: elapsedMs === undefined ? null : Math.round(elapsedMs * 100) / 100,
+      },
+      'data access',
+    );
+  }
 
-function writeAccessLine(
-  request: FastifyRequest,
-  status: number,
-  elapsedMs: number | undefined,
-): void {
-  const verification = request.keyVerification;
-  const key = verification?.kind === 'valid' ? verification.key : undefined;
-  const record = request.accessRecord;
-  request.log.info(
-    {
-      keyId: key?.id ?? null,
-      accountId: key?.accountId ?? null,
-      authFailure: verification && verification.kind !== 'valid' ? verification.kind : undefined,
-      method: request.method,
-      route: request.routeOptions.url,
-      campaignId: record?.campaignId ?? null,
-      fieldKeys: record?.fieldKeys ?? [],
-      rows: record?.rows ?? 0,
-      status,
-      durationMs: elapsedMs === undefined ? null : Math.round(elapsedMs * 100) / 100,
+  return {
+    async onResponse(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      writeAccessLine(request, reply.statusCode, reply.elapsedTime);
     },
-    'data access',
-  );
+    async onRequestAbort(request: FastifyRequest): Promise<void> {
+      request.clientGone = true;
+      // Fastify passes no reply to this hook, and with it no elapsed time.
+      writeAccessLine(request, CLIENT_CLOSED_REQUEST, undefined);
+    },
+  };
 }

@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
-import pino from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import type { Engine, Store } from '../../src/db/connect.ts';
 import type { Metrics } from '../../src/http/metrics.ts';
+import { createLoggers } from '../../src/logger.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import type { ServerSecrets } from '../../src/secrets.ts';
 import { ManualClock } from './clock.ts';
@@ -73,11 +73,8 @@ export function logCapture() {
       done();
     },
   });
-  return {
-    logs,
-    raw,
-    logger: pino({ level: 'info', redact: ['req.headers.authorization'] }, stream),
-  };
+  // The service's own loggers, so tests see the lines production writes.
+  return { logs, raw, ...createLoggers('info', stream) };
 }
 
 export async function startTestApp(
@@ -102,11 +99,12 @@ export async function startTestApp(
   const suiteRedis = options.redis ? undefined : await connectSuiteRedis();
   const redis = options.redis ?? suiteRedis;
   const clock = options.clock ?? new ManualClock();
-  const { logs, logger } = logCapture();
+  const { logs, logger, accessLogger } = logCapture();
   const app = await buildApp({
     store,
     clock,
     logger,
+    accessLogger,
     secrets: TEST_SECRETS,
     mailer: options.mailer ?? refusingMailer,
     portal: {
