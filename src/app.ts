@@ -113,7 +113,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.readStore ?? deps.store,
     deps.config.sqliteReaderThreads ?? DEFAULT_SQLITE_READER_THREADS,
   );
-  if (pageReaders) app.addHook('onClose', () => pageReaders.close());
+  if (pageReaders) {
+    metrics.watchReaderThreads(pageReaders);
+    // A server starts its threads as it begins listening; built for inject alone (the tests), an
+    // app starts them on first use.
+    app.addHook('onListen', async () => pageReaders.startAll());
+    app.addHook('onClose', () => pageReaders.close());
+  }
   const campaigns = createCampaignService(
     (deps.readStore ?? deps.store).db,
     new ResponseCache(

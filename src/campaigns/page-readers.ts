@@ -83,8 +83,9 @@ class ReaderThread {
  * Pages of a SQLite store read in `count` threads, each with its own connection (WAL lets
  * readers run beside each other and beside the writer). Reading and serialising a page is most of
  * a page request's work and better-sqlite3 runs it synchronously: in a thread it leaves the main
- * thread to HTTP and uses the machine's other cores. Threads start on first use; one that stops
- * fails its requests and is replaced by the next request.
+ * thread to HTTP and uses the machine's other cores. Threads start on first use, or all at once
+ * with `startAll` (a listening server does, so no early request waits for one); a thread that
+ * stops fails its requests and is replaced by the next request.
  */
 export class PageReaderThreads {
   readonly #databaseUrl: string;
@@ -111,15 +112,27 @@ export class PageReaderThreads {
     });
   };
 
+  /** Threads running now. */
+  get running(): number {
+    return this.#threads.length;
+  }
+
+  /** Starts every thread not running yet; starting one takes a few hundred milliseconds. */
+  startAll(): void {
+    while (!this.#closed && this.#threads.length < this.#count) this.#start();
+  }
+
+  #start(): ReaderThread {
+    const thread = new ReaderThread(this.#databaseUrl, this.#onStart, (stopped) => {
+      const index = this.#threads.indexOf(stopped);
+      if (index >= 0) this.#threads.splice(index, 1);
+    });
+    this.#threads.push(thread);
+    return thread;
+  }
+
   #leastBusy(): ReaderThread {
-    if (this.#threads.length < this.#count) {
-      const thread = new ReaderThread(this.#databaseUrl, this.#onStart, (stopped) => {
-        const index = this.#threads.indexOf(stopped);
-        if (index >= 0) this.#threads.splice(index, 1);
-      });
-      this.#threads.push(thread);
-      return thread;
-    }
+    if (this.#threads.length < this.#count) return this.#start();
     let best = this.#threads[0] as ReaderThread;
     for (const thread of this.#threads) {
       if (thread.pending.size < best.pending.size) best = thread;

@@ -69,6 +69,18 @@ export class Metrics {
     });
   }
 
+  /** The SQLite page reader threads running, read whenever metrics are scraped. */
+  watchReaderThreads(readers: { readonly running: number }): void {
+    new Gauge({
+      name: 'hadir_sqlite_reader_threads',
+      help: 'SQLite page reader threads running.',
+      registers: [this.registry],
+      collect() {
+        this.set(readers.running);
+      },
+    });
+  }
+
   /** Counts every answered request under its route pattern (never the raw URL: ids stay out). */
   register(app: FastifyInstance): void {
     app.addHook('onResponse', async (request, reply) => {

@@ -2,6 +2,7 @@ import type { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PageRequest, readPageHere } from '../../src/campaigns/page-reader.ts';
 import { PageReaderThreads } from '../../src/campaigns/page-readers.ts';
+import { Metrics } from '../../src/http/metrics.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
@@ -84,17 +85,18 @@ describe('page reader threads on SQLite', () => {
     expect(seen).toEqual(specOrder.map((row) => row.id));
   });
 
+  const request: PageRequest = {
+    campaignId: 'c',
+    sinceMs: undefined,
+    after: null,
+    limit: 3,
+    fieldKeys: ['name', 'meal'],
+    meta: { total: 23, page: 1, limit: 3, totalPages: 8 },
+  };
+
   it('keeps serving after its thread dies: the next read starts a new one', async () => {
     const started: Worker[] = [];
     const readers = new PageReaderThreads(url, 1, (worker) => started.push(worker));
-    const request: PageRequest = {
-      campaignId: 'c',
-      sinceMs: undefined,
-      after: null,
-      limit: 3,
-      fieldKeys: ['name', 'meal'],
-      meta: { total: 23, page: 1, limit: 3, totalPages: 8 },
-    };
     try {
       const expected = await readPageHere(onMain.store.db, request);
       const first = await readers.read(request);
@@ -116,6 +118,39 @@ describe('page reader threads on SQLite', () => {
       expect(started).toHaveLength(2);
     } finally {
       await readers.close();
+    }
+  });
+
+  it('starts every thread at once with startAll, and reads then start none', async () => {
+    const started: Worker[] = [];
+    const readers = new PageReaderThreads(url, 2, (worker) => started.push(worker));
+    try {
+      readers.startAll();
+      expect(started).toHaveLength(2);
+      expect(readers.running).toBe(2);
+      await Promise.all([readers.read(request), readers.read(request), readers.read(request)]);
+      expect(started).toHaveLength(2);
+    } finally {
+      await readers.close();
+    }
+  });
+
+  it('starts its threads when the server starts listening, before any request', async () => {
+    const metrics = new Metrics();
+    const server = await startTestApp(await openTestStore(url), {
+      clock,
+      sqliteReaderThreads: 2,
+      metrics,
+    });
+    const running = async () =>
+      (await metrics.registry.getSingleMetric('hadir_sqlite_reader_threads')?.get())?.values[0]
+        ?.value;
+    try {
+      expect(await running()).toBe(0);
+      await server.app.listen({ port: 0, host: '127.0.0.1' });
+      expect(await running()).toBe(2);
+    } finally {
+      await server.close();
     }
   });
 });
