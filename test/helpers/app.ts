@@ -60,7 +60,8 @@ const refusingMailer: Mailer = {
   close: () => {},
 };
 
-export function logCapture() {
+/** A stream that keeps every JSON line written to it, raw and parsed. */
+export function lineCapture() {
   const logs: Array<Record<string, unknown>> = [];
   const raw: string[] = [];
   const stream = new Writable({
@@ -73,6 +74,11 @@ export function logCapture() {
       done();
     },
   });
+  return { logs, raw, stream };
+}
+
+export function logCapture() {
+  const { logs, raw, stream } = lineCapture();
   // The service's own loggers, so tests see the lines production writes.
   return { logs, raw, ...createLoggers('info', stream) };
 }

@@ -1,21 +1,10 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLoggers } from '../../src/logger.ts';
-
-function capture() {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { lines, stream };
-}
+import { lineCapture } from '../helpers/app.ts';
 
 describe('createLoggers', () => {
   it('masks secrets a stray object carries in the service log', () => {
-    const { lines, stream } = capture();
+    const { logs: lines, stream } = lineCapture();
     const { logger } = createLoggers('info', stream);
     logger.info(
       {
@@ -34,7 +23,7 @@ describe('createLoggers', () => {
   });
 
   it('writes access lines to the same destination, in order, at the same level', () => {
-    const { lines, stream } = capture();
+    const { logs: lines, stream } = lineCapture();
     const { logger, accessLogger } = createLoggers('warn', stream);
     accessLogger.info({ requestId: 'r1' }, 'data access');
     logger.warn('first');
