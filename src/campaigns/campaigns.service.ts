@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AttendanceStatus, Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
+import { BodyPool } from '../http/body-pool.ts';
 import {
   type CachedResponse,
   type ResponseCache,
@@ -23,7 +24,7 @@ import type { AnswerValue, Projection } from './field-projection.ts';
 import { toIso } from './instant.ts';
 import { encodeCursor, type PageCursor } from './page-cursor.ts';
 import { nearestKnownEnd, type PageContext, PagePositions } from './page-positions.ts';
-import { emptyPage, type PageReader, readPageHere } from './page-reader.ts';
+import { emptyPage, type PageReader, readPageLending } from './page-reader.ts';
 import { ScopeProjections } from './scope-projections.ts';
 
 /** Spec, Campaign (list item). */
@@ -125,7 +126,9 @@ export function createCampaignService(
   cache: ResponseCache,
   pageReader?: PageReader,
 ): CampaignService {
-  const readPageRows: PageReader = pageReader ?? ((request) => readPageHere(db, request));
+  const bodies = new BodyPool();
+  const readPageRows: PageReader =
+    pageReader ?? ((request) => readPageLending(db, request, bodies));
   const scopes = new ScopeProjections(db);
   const positions = new PagePositions();
   // Read on every request for its version; requests for one campaign at one moment share a read.

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { type CachedResponse, fromJsonText } from '../http/response-cache.ts';
+import type { BodyPool } from '../http/body-pool.ts';
+import { type CachedResponse, fromJsonText, releasing, tagged } from '../http/response-cache.ts';
 import { findRespondentLines, type Position } from './campaigns.repository.ts';
 import type { PageMeta } from './campaigns.service.ts';
 import { compileProjection, type Projection } from './field-projection.ts';
@@ -24,6 +25,11 @@ export interface PageRequest {
 export interface PageRead {
   response: CachedResponse;
   end: Position | undefined;
+}
+
+/** A page read with a pool: the pool's buffer its body was written into, if it was lent one. */
+export interface PooledPageRead extends PageRead {
+  lent?: ArrayBuffer;
 }
 
 /** Reads and serialises pages; either here (`readPageHere`) or in reader threads (page-readers.ts). */
@@ -52,10 +58,15 @@ function projectionOf(fieldKeys: readonly string[]): Projection {
 }
 
 /**
- * Reads one page from `db` and writes its body: each row as JSON text straight from its line
- * (see respondentJson), one row more than the page read to tell whether another page follows.
+ * Reads one page from `db` and writes its body, into a buffer of `pool` when given: each row as
+ * JSON text straight from its line (see respondentJson), one row more than the page read to tell
+ * whether another page follows. The caller gives a lent buffer back (see body-pool.ts).
  */
-export async function readPageHere(db: Kysely<Database>, request: PageRequest): Promise<PageRead> {
+export async function readPageHere(
+  db: Kysely<Database>,
+  request: PageRequest,
+  pool?: BodyPool,
+): Promise<PooledPageRead> {
   const { campaignId, sinceMs, after, limit, meta } = request;
   const lines = await findRespondentLines(db, { campaignId, sinceMs, after }, limit + 1);
   const count = Math.min(lines.length, limit);
@@ -71,9 +82,22 @@ export async function readPageHere(db: Kysely<Database>, request: PageRequest): 
   for (let index = 0; index < count; index++) {
     data[index] = respondentJson(lines[index] as string, projection, served);
   }
-  const response = fromJsonText(
-    `{"data":[${data.join(',')}],"meta":${JSON.stringify({ ...meta, nextCursor })}}`,
-    { fieldKeys: projection.fieldKeys.filter((_, index) => served[index]), rows: count },
-  );
-  return { response, end };
+  const json = `{"data":[${data.join(',')}],"meta":${JSON.stringify({ ...meta, nextCursor })}}`;
+  const { body, lent } = pool ? pool.encode(json) : { body: Buffer.from(json) };
+  const response = tagged(body, {
+    fieldKeys: projection.fieldKeys.filter((_, index) => served[index]),
+    rows: count,
+  });
+  return lent ? { response, end, lent } : { response, end };
+}
+
+/** `readPageHere` on this thread: a lent body goes back to `pool` once it is sent. */
+export async function readPageLending(
+  db: Kysely<Database>,
+  request: PageRequest,
+  pool: BodyPool,
+): Promise<PageRead> {
+  const { response, end, lent } = await readPageHere(db, request, pool);
+  if (!lent) return { response, end };
+  return { response: { ...response, release: releasing(() => pool.giveBack(lent)) }, end };
 }

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
-import type { CachedResponse } from '../http/response-cache.ts';
+import { type CachedResponse, releasing } from '../http/response-cache.ts';
 import type { PageRead, PageReader, PageRequest } from './page-reader.ts';
+import type { ReaderMessage } from './page-reader-thread.ts';
 
 interface Pending {
   resolve: (read: PageRead) => void;
@@ -11,6 +12,8 @@ interface ReaderReply {
   id: number;
   response?: Omit<CachedResponse, 'body'> & { body: Uint8Array };
   end?: PageRead['end'];
+  /** The body's buffer is the thread's, lent: it goes back once the body is sent. */
+  lent?: boolean;
   error?: { message: string; code: string | undefined };
 }
 
@@ -56,7 +59,7 @@ class ReaderThread {
     onStart?.(this.worker);
   }
 
-  #settle({ id, response, end, error }: ReaderReply): void {
+  #settle({ id, response, end, lent, error }: ReaderReply): void {
     const pending = this.pending.get(id);
     if (!pending) return;
     this.pending.delete(id);
@@ -66,11 +69,14 @@ class ReaderThread {
       pending.reject(failure);
       return;
     }
-    const { body } = response;
-    pending.resolve({
-      response: { ...response, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) },
-      end,
-    });
+    const buffer = response.body.buffer as ArrayBuffer;
+    const body = Buffer.from(buffer, response.body.byteOffset, response.body.byteLength);
+    const release = lent ? releasing(() => this.post({ giveBack: buffer }, [buffer])) : undefined;
+    pending.resolve({ response: { ...response, body, ...(release ? { release } : {}) }, end });
+  }
+
+  post(message: ReaderMessage, transfer: ArrayBuffer[] = []): void {
+    this.worker.postMessage(message, transfer);
   }
 
   #failAll(error: Error): void {
@@ -108,7 +114,7 @@ export class PageReaderThreads {
     const id = this.#nextId++;
     return new Promise<PageRead>((resolve, reject) => {
       thread.pending.set(id, { resolve, reject });
-      thread.worker.postMessage({ id, request });
+      thread.post({ id, request });
     });
   };
 

@@ -8,6 +8,11 @@ export interface CachedResponse {
   readonly etag: string;
   readonly fieldKeys: readonly string[];
   readonly rows: number;
+  /**
+   * Present when `body` is lent from a pool (see body-pool.ts): called once the bytes are sent,
+   * after which the body is not read again. The cache keeps a copy instead (see `owned`).
+   */
+  readonly release?: () => void;
 }
 
 /** Serialises a body once and tags it: equal bytes get equal ETags on every instance. */
@@ -23,9 +28,35 @@ export function fromJsonText(
   json: string,
   log: { fieldKeys: readonly string[]; rows: number },
 ): CachedResponse {
-  const bytes = Buffer.from(json);
+  return tagged(Buffer.from(json), log);
+}
+
+/** The same, for the body's bytes. */
+export function tagged(
+  body: Buffer,
+  log: { fieldKeys: readonly string[]; rows: number },
+): CachedResponse {
   // SHA-1 names the bytes, it guards nothing: the tag only has to change when the bytes do.
-  return { body: bytes, etag: `"${hash('sha1', bytes, 'base64url')}"`, ...log };
+  return { body, etag: `"${hash('sha1', body, 'base64url')}"`, ...log };
+}
+
+/** `release`, made safe to call more than once: a buffer given back twice would be lent twice. */
+export function releasing(release: () => void): () => void {
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    release();
+  };
+}
+
+/** The response as something that keeps it may hold it: a lent body is copied and given back. */
+function owned(response: CachedResponse): CachedResponse {
+  const { release, ...rest } = response;
+  if (!release) return response;
+  const copy = { ...rest, body: Buffer.from(rest.body) };
+  release();
+  return copy;
 }
 
 /**
@@ -59,7 +90,8 @@ export class ResponseCache {
     this.#onLookup(stored !== undefined);
     if (stored) return stored;
     return this.#inFlight.run(key, async () => {
-      const entry = await produce();
+      // Kept, and shared by concurrent misses: never a lent body.
+      const entry = owned(await produce());
       this.#entries?.set(key, entry);
       return entry;
     });

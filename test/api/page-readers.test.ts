@@ -121,6 +121,56 @@ describe('page reader threads on SQLite', () => {
     }
   });
 
+  it('lends a large body: given back, it moves to its thread and the next read is intact', async () => {
+    const readers = new PageReaderThreads(url, 1);
+    try {
+      const large = { ...request, limit: 20, meta: { ...request.meta, limit: 20, totalPages: 2 } };
+      const expected = await readPageHere(onMain.store.db, large);
+      const first = await readers.read(large);
+      expect(first.response.body.equals(expected.response.body)).toBe(true);
+      expect(first.response.release).toBeTypeOf('function');
+      first.response.release?.();
+      // Moved back to the thread that lent it: nothing of it is left here.
+      expect(first.response.body.length).toBe(0);
+      const second = await readers.read(large);
+      expect(second.response.body.equals(expected.response.body)).toBe(true);
+      // A small body is not lent.
+      expect((await readers.read(request)).response.release).toBeUndefined();
+    } finally {
+      await readers.close();
+    }
+  });
+
+  it('serves concurrent uncached pages intact while their buffers go round', async () => {
+    const pages = [`${BASE}?limit=12`, `${BASE}?limit=12&page=2`, `${BASE}?limit=20`];
+    for (const threads of [1, 0]) {
+      const server = await startTestApp(await openTestStore(url), {
+        clock,
+        sqliteReaderThreads: threads,
+        responseCacheBytes: 0,
+      });
+      try {
+        await server.app.listen({ port: 0, host: '127.0.0.1' });
+        const { port } = server.app.server.address() as { port: number };
+        const expected = await Promise.all(
+          pages.map(async (path) => (await onMain.get(path, key)).raw),
+        );
+        const fetched = await Promise.all(
+          Array.from({ length: 30 }, async (_, n) => {
+            const response = await fetch(`http://127.0.0.1:${port}${pages[n % 3]}`, {
+              headers: { authorization: `Bearer ${key}` },
+            });
+            return { n, text: await response.text() };
+          }),
+        );
+        for (const { n, text } of fetched) expect(text).toBe(expected[n % 3]);
+        expect(Buffer.byteLength(expected[0] as string)).toBeGreaterThan(4096);
+      } finally {
+        await server.close();
+      }
+    }
+  });
+
   it('starts every thread at once with startAll, and reads then start none', async () => {
     const started: Worker[] = [];
     const readers = new PageReaderThreads(url, 2, (worker) => started.push(worker));
