@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import type { BodyPool } from '../http/body-pool.ts';
-import { type CachedResponse, fromJsonText, releasing, tagged } from '../http/response-cache.ts';
+import { type BodyPool, releasing } from '../http/body-pool.ts';
+import { type CachedResponse, fromJsonText, tagged } from '../http/response-cache.ts';
 import { findRespondentLines, type Position } from './campaigns.repository.ts';
 import type { PageMeta } from './campaigns.service.ts';
 import { compileProjection, type Projection } from './field-projection.ts';

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import { type CachedResponse, releasing } from '../http/response-cache.ts';
+import { releasing } from '../http/body-pool.ts';
+import type { CachedResponse } from '../http/response-cache.ts';
 import type { PageRead, PageReader, PageRequest } from './page-reader.ts';
 import type { ReaderMessage } from './page-reader-thread.ts';
 

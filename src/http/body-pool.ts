@@ -65,6 +65,16 @@ export class BodyPool {
   }
 }
 
+/** `release`, made safe to call more than once: a buffer given back twice would be lent twice. */
+export function releasing(release: () => void): () => void {
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    release();
+  };
+}
+
 /** The power of two from MIN_SIZE_CLASS that holds `length` bytes. */
 function sizeClassOf(length: number): number {
   let size = MIN_SIZE_CLASS;

@@ -40,16 +40,6 @@ export function tagged(
   return { body, etag: `"${hash('sha1', body, 'base64url')}"`, ...log };
 }
 
-/** `release`, made safe to call more than once: a buffer given back twice would be lent twice. */
-export function releasing(release: () => void): () => void {
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    release();
-  };
-}
-
 /** The response as something that keeps it may hold it: a lent body is copied and given back. */
 function owned(response: CachedResponse): CachedResponse {
   const { release, ...rest } = response;
