@@ -148,8 +148,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         // Requests read in one turn of the event loop check their keys and campaigns together,
         // once that turn's data is in: they share one look at SQLite's change stamp and one read
         // per key and campaign (see SingleFlight), and their answers go out back to back. Each
-        // read still starts after its request arrived. On SQLite, this more than doubled the
-        // 304s one process answers (about 4,200 to 9,500 a second; CPU per request 227 to 95 µs).
+        // read still starts after its request arrived. On SQLite this more than doubled the 304s
+        // one process answers (about 4,000 to 8,000-9,500 a second; main-thread CPU per request
+        // about 230 to 95-125 µs, in interleaved loads).
         await turnGate();
         // In the same step as the key check, so the two reads overlap.
         startCampaignRead(request, campaigns);
