@@ -9,8 +9,8 @@ import type { Clock } from './clock.ts';
 import {
   type Config,
   DEFAULT_MAX_EVENT_LOOP_DELAY_MS,
+  DEFAULT_PAGE_THREADS,
   DEFAULT_RESPONSE_CACHE_MB,
-  DEFAULT_SQLITE_READER_THREADS,
 } from './config.ts';
 import { parseDatabaseUrl, type Store } from './db/connect.ts';
 import { registerReferenceRoutes } from './docs/docs.routes.ts';
@@ -39,10 +39,7 @@ export interface AppDeps {
   portal: PortalSettings;
   config: Pick<Config, 'rateLimitPerMinute' | 'anonymousRateLimitPerMinute'> &
     Partial<
-      Pick<
-        Config,
-        'trustProxy' | 'responseCacheBytes' | 'maxEventLoopDelayMs' | 'sqliteReaderThreads'
-      >
+      Pick<Config, 'trustProxy' | 'responseCacheBytes' | 'maxEventLoopDelayMs' | 'pageThreads'>
     >;
   logger: FastifyBaseLogger;
   /** Where the data access lines go (see createLoggers); `logger` when not given. */
@@ -57,13 +54,19 @@ export interface AppDeps {
   readStore?: Store;
 }
 
-/** Reader threads for a SQLite file; none for PostgreSQL (pg never blocks) or an in-memory store. */
-function readerThreadsFor(store: Store, count: number): PageReaderThreads | undefined {
+/**
+ * Page threads for the store: on a SQLite file they read through connections of their own; on
+ * PostgreSQL they serialise lines read here. A private in-memory SQLite store has none (a thread
+ * could not open it).
+ */
+function pageThreadsFor(store: Store, count: number): PageReaderThreads | undefined {
+  if (count === 0) return undefined;
   const location = parseDatabaseUrl(store.url);
-  if (location.engine !== 'sqlite' || location.path === ':memory:' || count === 0) {
-    return undefined;
+  if (location.engine === 'postgres') {
+    return new PageReaderThreads({ readsFrom: 'main-thread', db: store.db }, count);
   }
-  return new PageReaderThreads(store.url, count);
+  if (location.path === ':memory:') return undefined;
+  return new PageReaderThreads({ readsFrom: 'sqlite-file', url: store.url }, count);
 }
 
 export const DATA_PREFIX = '/developer/v1';
@@ -110,12 +113,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const metrics = deps.metrics ?? new Metrics();
   metrics.register(app);
   metrics.watchPool(deps.store);
-  const pageReaders = readerThreadsFor(
+  const pageReaders = pageThreadsFor(
     deps.readStore ?? deps.store,
-    deps.config.sqliteReaderThreads ?? DEFAULT_SQLITE_READER_THREADS,
+    deps.config.pageThreads ?? DEFAULT_PAGE_THREADS,
   );
   if (pageReaders) {
-    metrics.watchReaderThreads(pageReaders);
+    metrics.watchPageThreads(pageReaders);
     // A server starts its threads as it begins listening; built for inject alone (the tests), an
     // app starts them on first use.
     app.addHook('onListen', async () => pageReaders.startAll());

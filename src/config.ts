@@ -38,8 +38,8 @@ export interface Config {
   readonly workers: number;
   /** Event-loop delay (ms) past which data requests are shed with 503 and Retry-After. */
   readonly maxEventLoopDelayMs: number;
-  /** Threads that read respondent pages from a SQLite file; 0 reads them on the main thread. */
-  readonly sqliteReaderThreads: number;
+  /** Threads that serialise respondent pages (see page-readers.ts); 0 does it on the main thread. */
+  readonly pageThreads: number;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/hadir.sqlite';
@@ -48,22 +48,19 @@ export const DEFAULT_DATABASE_URL = 'sqlite:./data/hadir.sqlite';
 export const DEFAULT_RESPONSE_CACHE_MB = 64;
 
 /**
- * Page reader threads on SQLite when the settings name none (an embedding app, a test): one keeps
- * the main thread free for HTTP while a page is read and serialised.
+ * Page threads when the settings name none (an embedding app, a test): one keeps the main thread
+ * free for HTTP while a page is serialised.
  */
-export const DEFAULT_SQLITE_READER_THREADS = 1;
+export const DEFAULT_PAGE_THREADS = 1;
 
 /**
- * Page reader threads the server starts unless SQLITE_READER_THREADS says: one per core, the
- * cores shared among the workers, at most 4. Reading and serialising is most of an uncached
- * page's cost, and neither the main thread nor one reader keeps a core busy alone (each waits on
- * the other part of the time): on 2 cores, 2 readers served about a fifth more uncached pages
- * than 1, for about 25 MB more memory each.
+ * Page threads the server starts unless PAGE_THREADS says: one per core, the cores shared among
+ * the workers, at most 4. Serialising (and on SQLite reading) is most of an uncached page's cost,
+ * and neither the main thread nor one page thread keeps a core busy alone (each waits on the
+ * other part of the time): on 2 cores and SQLite, 2 threads served about a fifth more uncached
+ * pages than 1, for about 25 MB more memory each.
  */
-export function serverSqliteReaderThreads(
-  workers: number,
-  cores: number = availableParallelism(),
-): number {
+export function serverPageThreads(workers: number, cores: number = availableParallelism()): number {
   return Math.max(1, Math.min(4, Math.floor(cores / workers)));
 }
 
@@ -114,14 +111,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       10,
       60_000,
     ),
-    sqliteReaderThreads: readInteger(
-      env,
-      'SQLITE_READER_THREADS',
-      serverSqliteReaderThreads(workers),
-      0,
-      16,
-    ),
+    pageThreads: readPageThreads(env, workers),
   });
+}
+
+/** PAGE_THREADS, or SQLITE_READER_THREADS, its name from when only SQLite had page threads. */
+function readPageThreads(env: NodeJS.ProcessEnv, workers: number): number {
+  const name =
+    env.PAGE_THREADS === undefined && env.SQLITE_READER_THREADS !== undefined
+      ? 'SQLITE_READER_THREADS'
+      : 'PAGE_THREADS';
+  return readInteger(env, name, serverPageThreads(workers), 0, 16);
 }
 
 function readInteger(

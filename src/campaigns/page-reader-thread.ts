@@ -1,24 +1,42 @@
-// The entry of a page reader thread (see page-readers.ts): its own connection to the SQLite file,
-// reading and serialising the pages the main thread asks for.
+// The entry of a page thread (see page-readers.ts): it serialises the pages the main thread asks
+// for, reading their rows through its own connection to a SQLite file, or from the lines the main
+// thread read from PostgreSQL and sent along.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openStore } from '../db/connect.ts';
 import { BodyPool } from '../http/body-pool.ts';
-import { type PageRequest, readPageHere } from './page-reader.ts';
+import { type PageRequest, readPageHere, writePage } from './page-reader.ts';
 
-/** A page to read, or a lent body's buffer coming back once the main thread sent it. */
-export type ReaderMessage = { id: number; request: PageRequest } | { giveBack: ArrayBuffer };
+/** What a thread is started with: the SQLite file it reads, unless its pages come with their lines. */
+export interface PageThreadData {
+  sqliteUrl: string | undefined;
+}
 
-const store = openStore((workerData as { databaseUrl: string }).databaseUrl);
+/**
+ * A page to serialise (from `lines` when given, else read here), or a lent body's buffer coming
+ * back once the main thread sent it.
+ */
+export type ReaderMessage =
+  | { id: number; request: PageRequest; lines?: string[] }
+  | { giveBack: ArrayBuffer };
+
+const { sqliteUrl } = workerData as PageThreadData;
+const store = sqliteUrl === undefined ? undefined : openStore(sqliteUrl);
 const bodies = new BodyPool();
+
+async function pageOf(request: PageRequest, lines: string[] | undefined) {
+  if (lines) return writePage(lines, request, bodies);
+  if (!store) throw new Error('a page thread without a store was sent a page without its lines');
+  return readPageHere(store.db, request, bodies);
+}
 
 parentPort?.on('message', async (message: ReaderMessage) => {
   if ('giveBack' in message) {
     bodies.giveBack(message.giveBack);
     return;
   }
-  const { id, request } = message;
+  const { id, request, lines } = message;
   try {
-    const { response, end, lent } = await readPageHere(store.db, request, bodies);
+    const { response, end, lent } = await pageOf(request, lines);
     // A lent body's buffer moves to the main thread, which sends it back after the write. Any
     // other body with an ArrayBuffer of its own moves too; a small one lives in Node's shared
     // pool, which must stay here, and is copied.

@@ -32,7 +32,7 @@ export interface PooledPageRead extends PageRead {
   lent?: ArrayBuffer;
 }
 
-/** Reads and serialises pages; either here (`readPageHere`) or in reader threads (page-readers.ts). */
+/** Reads and serialises pages; either here (`readPageHere`) or in page threads (page-readers.ts). */
 export type PageReader = (request: PageRequest) => Promise<PageRead>;
 
 /** The bytes of a page with no rows. */
@@ -58,17 +58,34 @@ function projectionOf(fieldKeys: readonly string[]): Projection {
 }
 
 /**
- * Reads one page from `db` and writes its body, into a buffer of `pool` when given: each row as
- * JSON text straight from its line (see respondentJson), one row more than the page read to tell
- * whether another page follows. The caller gives a lent buffer back (see body-pool.ts).
+ * Reads one page from `db` and writes its body (see writePage), into a buffer of `pool` when
+ * given; one row more than the page is read, to tell whether another page follows. The caller
+ * gives a lent buffer back (see body-pool.ts).
  */
 export async function readPageHere(
   db: Kysely<Database>,
   request: PageRequest,
   pool?: BodyPool,
 ): Promise<PooledPageRead> {
-  const { campaignId, sinceMs, after, limit, meta } = request;
-  const lines = await findRespondentLines(db, { campaignId, sinceMs, after }, limit + 1);
+  return writePage(await readPageLines(db, request), request, pool);
+}
+
+/** The respondent lines of the page and of the row after it, in spec order. */
+export function readPageLines(db: Kysely<Database>, request: PageRequest): Promise<string[]> {
+  const { campaignId, sinceMs, after, limit } = request;
+  return findRespondentLines(db, { campaignId, sinceMs, after }, limit + 1);
+}
+
+/**
+ * Writes the body of the page from its lines (see readPageLines): each row as JSON text straight
+ * from its line (see respondentJson), into a buffer of `pool` when given.
+ */
+export function writePage(
+  lines: readonly string[],
+  request: PageRequest,
+  pool?: BodyPool,
+): PooledPageRead {
+  const { limit, meta } = request;
   const count = Math.min(lines.length, limit);
   let end: Position | undefined;
   let nextCursor: string | null = null;

@@ -1,8 +1,17 @@
 import { Worker } from 'node:worker_threads';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
 import { releasing } from '../http/body-pool.ts';
 import type { CachedResponse } from '../http/response-cache.ts';
-import type { PageRead, PageReader, PageRequest } from './page-reader.ts';
-import type { ReaderMessage } from './page-reader-thread.ts';
+import { type PageRead, type PageReader, type PageRequest, readPageLines } from './page-reader.ts';
+import type { PageThreadData, ReaderMessage } from './page-reader-thread.ts';
+
+/** Where the threads' pages get their rows. */
+export type PageThreadSource =
+  /** Each thread reads through its own connection to this SQLite file. */
+  | { readsFrom: 'sqlite-file'; url: string }
+  /** The main thread reads each page's lines from this store and sends them to a thread. */
+  | { readsFrom: 'main-thread'; db: Kysely<Database> };
 
 interface Pending {
   resolve: (read: PageRead) => void;
@@ -22,10 +31,10 @@ interface ReaderReply {
  * Starts the thread's entry module. Run from the TypeScript sources (the CLI, the tests), the
  * thread registers tsx's loader before importing it, as the main thread had it from the command.
  */
-function startThread(databaseUrl: string): Worker {
+function startThread(workerData: PageThreadData): Worker {
   const source = import.meta.url.endsWith('.ts');
   const entry = new URL(`./page-reader-thread.${source ? 'ts' : 'js'}`, import.meta.url);
-  const options = { workerData: { databaseUrl }, resourceLimits: READER_HEAP_LIMITS };
+  const options = { workerData, resourceLimits: READER_HEAP_LIMITS };
   if (!source) return new Worker(entry, options);
   const tsx = import.meta.resolve('tsx/esm/api');
   const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
@@ -44,17 +53,17 @@ class ReaderThread {
   readonly worker: Worker;
 
   constructor(
-    databaseUrl: string,
+    workerData: PageThreadData,
     onStart: ((worker: Worker) => void) | undefined,
     onExit: (thread: ReaderThread) => void,
   ) {
-    this.worker = startThread(databaseUrl);
+    this.worker = startThread(workerData);
     // Open requests keep the process alive through their sockets; an idle thread must not.
     this.worker.unref();
     this.worker.on('message', (reply: ReaderReply) => this.#settle(reply));
     this.worker.on('error', (error) => this.#failAll(error));
     this.worker.on('exit', () => {
-      this.#failAll(new Error('a page reader thread stopped'));
+      this.#failAll(new Error('a page thread stopped'));
       onExit(this);
     });
     onStart?.(this.worker);
@@ -65,7 +74,7 @@ class ReaderThread {
     if (!pending) return;
     this.pending.delete(id);
     if (error !== undefined || !response) {
-      const failure = new Error(error?.message ?? 'a page reader thread answered nothing');
+      const failure = new Error(error?.message ?? 'a page thread answered nothing');
       if (error?.code) Object.assign(failure, { code: error.code });
       pending.reject(failure);
       return;
@@ -87,15 +96,16 @@ class ReaderThread {
 }
 
 /**
- * Pages of a SQLite store read in `count` threads, each with its own connection (WAL lets
- * readers run beside each other and beside the writer). Reading and serialising a page is most of
- * a page request's work and better-sqlite3 runs it synchronously: in a thread it leaves the main
- * thread to HTTP and uses the machine's other cores. Threads start on first use, or all at once
- * with `startAll` (a listening server does, so no early request waits for one); a thread that
- * stops fails its requests and is replaced by the next request.
+ * Pages serialised in `count` threads: serialising a page is most of a page request's work, and
+ * in a thread it leaves the main thread to HTTP and uses the machine's other cores. On a SQLite
+ * file each thread also reads its pages through its own connection (better-sqlite3 reads
+ * synchronously; WAL lets readers run beside each other and beside the writer). On PostgreSQL
+ * the main thread reads a page's lines (pg never blocks) and hands them to a thread. Threads
+ * start on first use, or all at once with `startAll` (a listening server does, so no early
+ * request waits for one); a thread that stops fails its requests and is replaced by the next.
  */
 export class PageReaderThreads {
-  readonly #databaseUrl: string;
+  readonly #source: PageThreadSource;
   readonly #count: number;
   readonly #onStart: ((worker: Worker) => void) | undefined;
   readonly #threads: ReaderThread[] = [];
@@ -103,19 +113,22 @@ export class PageReaderThreads {
   #closed = false;
 
   /** `onStart` sees each thread as it starts (the first, and any replacement). */
-  constructor(databaseUrl: string, count: number, onStart?: (worker: Worker) => void) {
-    this.#databaseUrl = databaseUrl;
+  constructor(source: PageThreadSource, count: number, onStart?: (worker: Worker) => void) {
+    this.#source = source;
     this.#count = count;
     this.#onStart = onStart;
   }
 
-  readonly read: PageReader = (request: PageRequest) => {
-    if (this.#closed) return Promise.reject(new Error('the page readers are closed'));
+  readonly read: PageReader = async (request: PageRequest) => {
+    if (this.#closed) throw new Error('the page readers are closed');
+    const source = this.#source;
+    const lines =
+      source.readsFrom === 'main-thread' ? await readPageLines(source.db, request) : undefined;
     const thread = this.#leastBusy();
     const id = this.#nextId++;
     return new Promise<PageRead>((resolve, reject) => {
       thread.pending.set(id, { resolve, reject });
-      thread.post({ id, request });
+      thread.post(lines ? { id, request, lines } : { id, request });
     });
   };
 
@@ -130,7 +143,9 @@ export class PageReaderThreads {
   }
 
   #start(): ReaderThread {
-    const thread = new ReaderThread(this.#databaseUrl, this.#onStart, (stopped) => {
+    const source = this.#source;
+    const workerData = { sqliteUrl: source.readsFrom === 'sqlite-file' ? source.url : undefined };
+    const thread = new ReaderThread(workerData, this.#onStart, (stopped) => {
       const index = this.#threads.indexOf(stopped);
       if (index >= 0) this.#threads.splice(index, 1);
     });

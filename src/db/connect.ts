@@ -20,7 +20,7 @@ export type Engine = 'sqlite' | 'postgres';
 /** An open connection to one of the two engines, behind one Kysely interface. */
 export interface Store {
   readonly engine: Engine;
-  /** The DATABASE_URL it was opened with (a reader thread opens its own connection to it). */
+  /** The DATABASE_URL it was opened with (a SQLite page thread opens its own connection to it). */
   readonly url: string;
   /** Connection counts of the PostgreSQL pool, for metrics; SQLite has no pool. */
   readonly poolStats?: () => { total: number; idle: number; waiting: number };

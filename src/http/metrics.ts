@@ -69,11 +69,11 @@ export class Metrics {
     });
   }
 
-  /** The SQLite page reader threads running, read whenever metrics are scraped. */
-  watchReaderThreads(readers: { readonly running: number }): void {
+  /** The page threads running, read whenever metrics are scraped. */
+  watchPageThreads(readers: { readonly running: number }): void {
     new Gauge({
-      name: 'hadir_sqlite_reader_threads',
-      help: 'SQLite page reader threads running.',
+      name: 'hadir_page_threads',
+      help: 'Threads serialising respondent pages (on SQLite, reading them too) running.',
       registers: [this.registry],
       collect() {
         this.set(readers.running);

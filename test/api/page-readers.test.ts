@@ -1,12 +1,12 @@
 import type { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PageRequest, readPageHere } from '../../src/campaigns/page-reader.ts';
-import { PageReaderThreads } from '../../src/campaigns/page-readers.ts';
+import { PageReaderThreads, type PageThreadSource } from '../../src/campaigns/page-readers.ts';
 import { Metrics } from '../../src/http/metrics.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
-import { createTestDatabaseUrl, openTestStore } from '../helpers/stores.ts';
+import { createTestDatabaseUrl, ENGINES, openTestStore } from '../helpers/stores.ts';
 
 const BASE = '/developer/v1/campaigns/c/respondents';
 const respondents = Array.from({ length: 23 }, (_, n) => ({
@@ -20,9 +20,10 @@ const respondents = Array.from({ length: 23 }, (_, n) => ({
   },
 }));
 
-// On SQLite, pages are read in a reader thread by default. The thread must serve exactly the
-// bytes the main thread would, and a thread that dies must not take the service with it.
-describe('page reader threads on SQLite', () => {
+// Pages are serialised in a page thread by default (on SQLite, read there too). The thread must
+// serve exactly the bytes the main thread would, and a thread that dies must not take the service
+// with it.
+describe.each(ENGINES)('page threads on %s', (engine) => {
   let url: string;
   let inThread: TestApp;
   let onMain: TestApp;
@@ -30,9 +31,9 @@ describe('page reader threads on SQLite', () => {
   const clock = new ManualClock();
 
   beforeAll(async () => {
-    url = await createTestDatabaseUrl('sqlite');
-    inThread = await startTestApp(await openTestStore(url), { clock, sqliteReaderThreads: 1 });
-    onMain = await startTestApp(await openTestStore(url), { clock, sqliteReaderThreads: 0 });
+    url = await createTestDatabaseUrl(engine);
+    inThread = await startTestApp(await openTestStore(url), { clock, pageThreads: 1 });
+    onMain = await startTestApp(await openTestStore(url), { clock, pageThreads: 0 });
     await seedCampaign(inThread.store, clock, {
       id: 'c',
       fields: [
@@ -85,6 +86,12 @@ describe('page reader threads on SQLite', () => {
     expect(seen).toEqual(specOrder.map((row) => row.id));
   });
 
+  /** What the service gives its page threads on this engine. */
+  const source = (): PageThreadSource =>
+    engine === 'sqlite'
+      ? { readsFrom: 'sqlite-file', url }
+      : { readsFrom: 'main-thread', db: onMain.store.db };
+
   const request: PageRequest = {
     campaignId: 'c',
     sinceMs: undefined,
@@ -96,7 +103,7 @@ describe('page reader threads on SQLite', () => {
 
   it('keeps serving after its thread dies: the next read starts a new one', async () => {
     const started: Worker[] = [];
-    const readers = new PageReaderThreads(url, 1, (worker) => started.push(worker));
+    const readers = new PageReaderThreads(source(), 1, (worker) => started.push(worker));
     try {
       const expected = await readPageHere(onMain.store.db, request);
       const first = await readers.read(request);
@@ -122,7 +129,7 @@ describe('page reader threads on SQLite', () => {
   });
 
   it('lends a large body: given back, it moves to its thread and the next read is intact', async () => {
-    const readers = new PageReaderThreads(url, 1);
+    const readers = new PageReaderThreads(source(), 1);
     try {
       const large = { ...request, limit: 20, meta: { ...request.meta, limit: 20, totalPages: 2 } };
       const expected = await readPageHere(onMain.store.db, large);
@@ -146,7 +153,7 @@ describe('page reader threads on SQLite', () => {
     for (const threads of [1, 0]) {
       const server = await startTestApp(await openTestStore(url), {
         clock,
-        sqliteReaderThreads: threads,
+        pageThreads: threads,
         responseCacheBytes: 0,
       });
       try {
@@ -173,7 +180,7 @@ describe('page reader threads on SQLite', () => {
 
   it('starts every thread at once with startAll, and reads then start none', async () => {
     const started: Worker[] = [];
-    const readers = new PageReaderThreads(url, 2, (worker) => started.push(worker));
+    const readers = new PageReaderThreads(source(), 2, (worker) => started.push(worker));
     try {
       readers.startAll();
       expect(started).toHaveLength(2);
@@ -189,12 +196,11 @@ describe('page reader threads on SQLite', () => {
     const metrics = new Metrics();
     const server = await startTestApp(await openTestStore(url), {
       clock,
-      sqliteReaderThreads: 2,
+      pageThreads: 2,
       metrics,
     });
     const running = async () =>
-      (await metrics.registry.getSingleMetric('hadir_sqlite_reader_threads')?.get())?.values[0]
-        ?.value;
+      (await metrics.registry.getSingleMetric('hadir_page_threads')?.get())?.values[0]?.value;
     try {
       expect(await running()).toBe(0);
       await server.app.listen({ port: 0, host: '127.0.0.1' });

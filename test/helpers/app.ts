@@ -96,7 +96,7 @@ export async function startTestApp(
     responseCacheBytes?: number;
     maxEventLoopDelayMs?: number;
     overloadSampleIntervalMs?: number;
-    sqliteReaderThreads?: number;
+    pageThreads?: number;
   } = {},
 ): Promise<TestApp> {
   const store =
@@ -125,9 +125,7 @@ export async function startTestApp(
         ? { responseCacheBytes: options.responseCacheBytes }
         : {}),
       ...(options.maxEventLoopDelayMs ? { maxEventLoopDelayMs: options.maxEventLoopDelayMs } : {}),
-      ...(options.sqliteReaderThreads !== undefined
-        ? { sqliteReaderThreads: options.sqliteReaderThreads }
-        : {}),
+      ...(options.pageThreads !== undefined ? { pageThreads: options.pageThreads } : {}),
     },
     ...(redis ? { redis } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
