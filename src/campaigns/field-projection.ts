@@ -28,7 +28,10 @@ export function normalizeAnswer(value: unknown): AnswerValue | undefined {
 
 /** Answers picked for one key's allow-list in one campaign; built once per key and scope version. */
 export interface Projection {
-  /** The allow-listed keys that may be served, secrets removed, in allow-list order. */
+  /**
+   * The allow-listed keys that may be served, secrets removed, in allow-list order but for
+   * integer-like keys, which come first (the order of a JavaScript object's keys).
+   */
   readonly fieldKeys: readonly string[];
   /** Equal for equal allow-lists: what a cached response depends on of the key. */
   readonly identity: string;
@@ -42,9 +45,10 @@ export interface Projection {
 }
 
 export function compileProjection(allowList: readonly string[]): Projection {
-  const fieldKeys = [...new Set(allowList)].filter(
-    (key) => !SECRET_FIELD_KEYS.has(key) && key !== '__proto__',
-  );
+  const allowed = allowList.filter((key) => !SECRET_FIELD_KEYS.has(key) && key !== '__proto__');
+  // In the order JSON.stringify writes an object's keys (integer-like keys first, ascending), so
+  // a page's fields are written in one order whether or not their answers were parsed.
+  const fieldKeys = Object.keys(Object.fromEntries(allowed.map((key) => [key, true])));
   const count = fieldKeys.length;
   return {
     fieldKeys,

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { projectAnswersJson } from '../../src/campaigns/answers-json.ts';
 import { compileProjection } from '../../src/campaigns/field-projection.ts';
 
-const KEYS = ['nama', 'menu', 'alergi', 'kota', 'token', '__proto__', 'a b', 'é'];
+const KEYS = ['nama', 'menu', 'alergi', 'kota', 'token', '__proto__', 'a b', 'é', '2', '10'];
 
 /** jsonb's text form: a space after every colon and comma outside strings. */
 function spaced(value: unknown): string {
