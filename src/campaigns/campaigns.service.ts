@@ -137,6 +137,8 @@ export function createCampaignService(
   const pageStarts = new SingleFlight<Position | null | undefined>();
 
   const campaignCountsReads = new SingleFlight<CampaignCounts | undefined>();
+  // A key's campaign list, likewise: requests that share a read share its serialised bytes too.
+  const scopeReads = new SingleFlight<readonly CampaignRecord[]>();
   const campaignLists = new WeakMap<readonly CampaignRecord[], CachedResponse>();
 
   function readCampaign(campaignId: string): Promise<CampaignRecord | undefined> {
@@ -193,8 +195,8 @@ export function createCampaignService(
 
   return {
     async listCampaigns(key) {
-      const records = await findCampaignsInScope(db, key.id);
-      // Remembered rows come back as the same array, so their bytes are serialised once.
+      const records = await scopeReads.run(key.id, () => findCampaignsInScope(db, key.id));
+      // Shared or remembered rows come back as the same array, so their bytes are serialised once.
       let response = campaignLists.get(records);
       if (!response) {
         response = toCachedResponse(

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCampaignService } from '../../src/campaigns/campaigns.service.ts';
+import { ResponseCache } from '../../src/http/response-cache.ts';
 import { importDocument } from '../../src/import/import.service.ts';
 import { parseImportDocument } from '../../src/import/import-document.ts';
-import { replaceKeyScope } from '../../src/keys/keys.service.ts';
+import { replaceKeyScope, verifyKey } from '../../src/keys/keys.service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestKey, importRespondents, seedCampaign } from '../helpers/factories.ts';
 import { ENGINES } from '../helpers/stores.ts';
@@ -108,6 +110,28 @@ describe.each(ENGINES)('campaigns and summary on %s', (engine) => {
     const response = await t.get(`${BASE}/campaigns/gala/summary`, key);
     expect(response.body.breakdowns).toEqual({});
     expect(response.body.totals.responses).toBe(4);
+  });
+
+  it('answers list requests of a key made at one moment from one read, and later ones afresh', async () => {
+    const { key, id } = await createTestKey(t.store, t.clock, [{ campaignId: 'gala', fields: [] }]);
+    const verified = await verifyKey(t.store.db, key, t.clock.now());
+    if (verified.kind !== 'valid') throw new Error(`the test key is ${verified.kind}`);
+    const service = createCampaignService(t.store.db, new ResponseCache(0));
+    const [first, second] = await Promise.all([
+      service.listCampaigns(verified.key),
+      service.listCampaigns(verified.key),
+    ]);
+    // One read, so one serialisation: the very same response.
+    expect(second).toBe(first);
+    await replaceKeyScope(t.store, t.clock, id, [
+      { campaignId: 'gala', fields: [] },
+      { campaignId: 'bare', fields: [] },
+    ]);
+    const later = await service.listCampaigns(verified.key);
+    expect(JSON.parse(later.body.toString()).data.map((c: { id: string }) => c.id)).toEqual([
+      'bare',
+      'gala',
+    ]);
   });
 
   it('follows a scope change on the next request', async () => {
