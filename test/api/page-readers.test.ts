@@ -29,10 +29,17 @@ describe.each(ENGINES)('page threads on %s', (engine) => {
   let onMain: TestApp;
   let key: string;
   const clock = new ManualClock();
+  const inThreadMetrics = new Metrics();
+  const threadsRunning = async (metrics: Metrics) =>
+    (await metrics.registry.getSingleMetric('hadir_page_threads')?.get())?.values[0]?.value;
 
   beforeAll(async () => {
     url = await createTestDatabaseUrl(engine);
-    inThread = await startTestApp(await openTestStore(url), { clock, pageThreads: 1 });
+    inThread = await startTestApp(await openTestStore(url), {
+      clock,
+      pageThreads: 1,
+      metrics: inThreadMetrics,
+    });
     onMain = await startTestApp(await openTestStore(url), { clock, pageThreads: 0 });
     await seedCampaign(inThread.store, clock, {
       id: 'c',
@@ -70,6 +77,8 @@ describe.each(ENGINES)('page threads on %s', (engine) => {
       expect(threaded.raw).toBe(main.raw);
       expect(threaded.headers.etag).toBe(main.headers.etag);
     }
+    // The pages above were written by a thread: the app started one to serve them.
+    expect(await threadsRunning(inThreadMetrics)).toBe(1);
     expect((await inThread.get(`${BASE}?limit=100`, key)).raw.length).toBeGreaterThan(8192);
     // Following the cursor from the thread's pages visits every row once, in order.
     const seen: string[] = [];
@@ -199,8 +208,7 @@ describe.each(ENGINES)('page threads on %s', (engine) => {
       pageThreads: 2,
       metrics,
     });
-    const running = async () =>
-      (await metrics.registry.getSingleMetric('hadir_page_threads')?.get())?.values[0]?.value;
+    const running = () => threadsRunning(metrics);
     try {
       expect(await running()).toBe(0);
       await server.app.listen({ port: 0, host: '127.0.0.1' });
