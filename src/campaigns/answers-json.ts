@@ -105,7 +105,7 @@ export function projectAnswersJson(
     // A repeated key keeps its last value, as in JSON.parse.
     if (index >= 0) {
       const value = text.slice(valueStart, at);
-      picked[index] = compact ? value : value.replaceAll('", "', '","');
+      picked[index] = compact ? value : compactList(text, valueStart);
       served[index] = true;
     }
     const next = text.charCodeAt(at);
@@ -125,6 +125,24 @@ export function projectAnswersJson(
     fields = fields === '' ? member : `${fields},${member}`;
   }
   return `{${fields}}`;
+}
+
+/**
+ * The list opening at `from` (plain strings, as the scan found) without the spaces after its
+ * commas. Item by item: an item may itself be `, `, and replacing `", "` in the whole text would
+ * take that item's quotes for a separator.
+ */
+function compactList(text: string, from: number): string {
+  const items: string[] = [];
+  let at = from + 1;
+  for (;;) {
+    const close = text.indexOf('"', at + 1);
+    items.push(text.slice(at, close + 1));
+    at = close + 1;
+    if (text.charCodeAt(at) === CLOSE_BRACKET) break;
+    at = skipSpace(text, at + 1);
+  }
+  return `[${items.join(',')}]`;
 }
 
 function indexOfKey(keys: KeysByLength, text: string, start: number, end: number): number {

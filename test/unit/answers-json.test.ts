@@ -34,7 +34,7 @@ const anyValue = fc.oneof(
   fc.constant(null),
   fc.constantFrom('', ' ', 'a"b', 'back\\slash', 'line\nbreak', '\u00a0nbsp'),
   // Text that looks like JSON structure, or like a member of another key.
-  fc.array(fc.constantFrom('a]b', 'x:y', 'p, q', 'c{d', 'nama', 'kota:', '[x]', 'é'), {
+  fc.array(fc.constantFrom('a]b', 'x:y', 'p, q', ', ', 'c{d', 'nama', 'kota:', '[x]', 'é'), {
     minLength: 1,
     maxLength: 3,
   }),
@@ -83,6 +83,13 @@ describe('projectAnswersJson', () => {
     const text = '{"nama": "Ayu", "kota": "Bogor", "nama": ["Budi", "Citra"]}';
     expect(projectAnswersJson(text, compileProjection(['nama']), [false])).toBe(
       slow(text, ['nama']).json,
+    );
+  });
+
+  it('keeps list items that are a comma and a space, in lists jsonb spaced', () => {
+    const text = '{"nama": [", ", "Ayu", ", "]}';
+    expect(projectAnswersJson(text, compileProjection(['nama']), [false])).toBe(
+      '{"nama":[", ","Ayu",", "]}',
     );
   });
 
