@@ -104,8 +104,7 @@ export function projectAnswersJson(
     at += 1;
     // A repeated key keeps its last value, as in JSON.parse.
     if (index >= 0) {
-      const value = text.slice(valueStart, at);
-      picked[index] = compact ? value : compactList(text, valueStart);
+      picked[index] = compact ? text.slice(valueStart, at) : compactList(text, valueStart);
       served[index] = true;
     }
     const next = text.charCodeAt(at);
