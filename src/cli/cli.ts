@@ -370,9 +370,23 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
+/** Hadir's version from its package.json (found above this module, in the sources or in dist/). */
+function hadirVersion(): string {
+  let folder = new URL('.', import.meta.url);
+  for (let depth = 0; depth < 4; depth++) {
+    folder = new URL('..', folder);
+    try {
+      const manifest = JSON.parse(readFileSync(new URL('package.json', folder), 'utf8'));
+      if (manifest.name === 'hadir') return String(manifest.version);
+    } catch {}
+  }
+  return 'unknown';
+}
+
 function helpText(): string {
   return [
     'usage: hadir <command> [options] [--json]',
+    '       hadir --version',
     '',
     ...Object.values(COMMANDS).map((command) => `  hadir ${command.usage}`),
     '',
@@ -401,6 +415,10 @@ export async function runCli(
   if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
     io.stdout(`${helpText()}\n`);
     return argv.length === 0 ? 2 : 0;
+  }
+  if (argv[0] === '--version' || argv[0] === 'version') {
+    io.stdout(`hadir ${hadirVersion()} (Node.js ${process.version})\n`);
+    return 0;
   }
   const found = findCommand(argv);
   if (!found) {

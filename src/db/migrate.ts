@@ -1,10 +1,10 @@
+import type { Kysely } from 'kysely';
 import {
-  type Kysely,
   type Migration,
   type MigrationProvider,
   type MigrationResultSet,
   Migrator,
-} from 'kysely';
+} from 'kysely/migration';
 import * as core from '../../migrations/0001-core.ts';
 import * as portal from '../../migrations/0002-portal.ts';
 import * as answersAsText from '../../migrations/0003-answers-as-text.ts';

@@ -1,4 +1,4 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type TSchema, Type } from 'typebox';
 
 /** Spec, Error envelope: used for every error. */
 export const ErrorEnvelope = Type.Object(

@@ -236,6 +236,12 @@ describe.each(ENGINES)('operator CLI on %s', (engine) => {
 });
 
 describe('operator CLI errors', () => {
+  it('runs on the Node.js 24 LTS that npm ci installs, and says so', async () => {
+    const result = await runHadir(['--version'], { databaseUrl: 'sqlite::memory:' });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^hadir \d+\.\d+\.\d+ \(Node\.js v24\.\d+\.\d+\)\n$/);
+  });
+
   it('prints plain one-line errors on stderr with a non-zero exit', async () => {
     const databaseUrl = await createTestDatabaseUrl('sqlite');
     const cases: Array<[string[], RegExp, number]> = [

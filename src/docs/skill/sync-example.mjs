@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// A minimal, dependency-free Hadir client that follows R1-R4. Node 20 or newer.
+// A minimal, dependency-free Hadir client that follows R1-R4. Node.js 22 or newer.
 //   HADIR_BASE_URL=https://host HADIR_API_KEY=hadir_sk_... node sync-example.mjs CAMPAIGN_ID [state.json]
 // The state file keeps every row by id (R4) and the watermark, advanced only after a whole sync.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
