@@ -15,9 +15,15 @@ import {
 import { parseDatabaseUrl, type Store } from './db/connect.ts';
 import { registerReferenceRoutes } from './docs/docs.routes.ts';
 import { registerOpenApi } from './docs/openapi.ts';
+import { ApiError } from './errors.ts';
 import { accessLog } from './http/access-log.ts';
 import { ajvPlugins } from './http/ajv-plugins.ts';
-import { registerErrorHandling } from './http/errors.ts';
+import {
+  answerClientError,
+  answerFrameworkError,
+  answerHeaders,
+  registerErrorHandling,
+} from './http/errors.ts';
 import { registerHealthRoutes } from './http/health.ts';
 import { authenticateKey, requireKey } from './http/key-auth.ts';
 import { Metrics } from './http/metrics.ts';
@@ -29,6 +35,7 @@ import { createTurnGate } from './http/turn-gate.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { PORTAL_BODY_LIMIT_BYTES, portalRoutes } from './portal/portal.routes.ts';
 import { createPortalService, type PortalSettings } from './portal/portal.service.ts';
+import { MAX_ID_LENGTH } from './record-ids.ts';
 import type { ServerSecrets } from './secrets.ts';
 
 export interface AppDeps {
@@ -84,7 +91,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     genReqId: () => randomUUID(),
     bodyLimit: 16 * 1024,
-    return503OnClosing: true,
+    // Ids are at most MAX_ID_LENGTH characters (see the import), so any id fits a path parameter.
+    routerOptions: { maxParamLength: MAX_ID_LENGTH },
+    frameworkErrors: answerFrameworkError(MAX_ID_LENGTH),
+    clientErrorHandler: answerClientError,
+    // Answered in the envelope by the onRequest hook below instead of Fastify's own body.
+    return503OnClosing: false,
     trustProxy: deps.config.trustProxy ?? false,
     ajv: {
       // Unknown query parameters must be rejected (spec, respondents), never silently dropped.
@@ -93,14 +105,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    // Data responses relax this to private revalidation once they carry an ETag.
-    reply.header('cache-control', 'no-store');
-  });
   // While shutting down, in-flight answers close their connection, so no idle keep-alive socket
-  // holds the process open after the last request.
+  // holds the process open after the last request, and requests still arriving are turned away.
   let closing = false;
+  app.addHook('onRequest', async (request, reply) => {
+    reply.headers(answerHeaders(request.id));
+    if (closing) {
+      throw new ApiError('service_unavailable', 'the server is shutting down; retry', {
+        'retry-after': '1',
+      });
+    }
+  });
   app.addHook('preClose', async () => {
     closing = true;
   });

@@ -3,6 +3,7 @@
  * so a handler only ever names the code.
  */
 export type ErrorCode =
+  | 'bad_request'
   | 'invalid_parameter'
   | 'unauthorized'
   | 'invalid_credentials'
@@ -12,17 +13,20 @@ export type ErrorCode =
   | 'password_change_required'
   | 'not_found'
   | 'method_not_allowed'
+  | 'request_timeout'
   | 'conflict'
   | 'already_revealed'
   | 'not_revealable'
   | 'payload_too_large'
   | 'unsupported_media_type'
+  | 'headers_too_large'
   | 'rate_limited'
   | 'internal_error'
   | 'service_unavailable';
 
 export function statusOf(code: ErrorCode): number {
   switch (code) {
+    case 'bad_request':
     case 'invalid_parameter':
       return 400;
     case 'unauthorized':
@@ -37,6 +41,8 @@ export function statusOf(code: ErrorCode): number {
       return 404;
     case 'method_not_allowed':
       return 405;
+    case 'request_timeout':
+      return 408;
     case 'conflict':
     case 'already_revealed':
     case 'not_revealable':
@@ -45,6 +51,8 @@ export function statusOf(code: ErrorCode): number {
       return 413;
     case 'unsupported_media_type':
       return 415;
+    case 'headers_too_large':
+      return 431;
     case 'rate_limited':
       return 429;
     case 'internal_error':

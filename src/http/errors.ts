@@ -1,6 +1,9 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStoreUnavailable } from '../db/store-errors.ts';
-import { ApiError, type ErrorCode, errorBody } from '../errors.ts';
+import { ApiError, type ErrorCode, errorBody, statusOf } from '../errors.ts';
 import { CLIENT_CLOSED_REQUEST } from './access-log.ts';
 import { RequestAbandoned } from './overload.ts';
 
@@ -70,15 +73,128 @@ function codeForClientError(status: number): ErrorCode {
   }
 }
 
+/** The longest path a 404 names back: enough to recognise, never a whole hostile URL. */
+const MAX_ECHOED_PATH = 120;
+
+/** Headers every answer carries, whichever part of the service wrote it. */
+export function answerHeaders(requestId: string): Record<string, string> {
+  return {
+    'x-request-id': requestId,
+    // Data responses relax this to private revalidation once they carry an ETag.
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  };
+}
+
+/**
+ * Fastify's router errors (a path parameter over `maxParamLength`, a path that is not valid
+ * percent-encoded UTF-8), which it answers before any hook runs: enveloped here instead.
+ */
+export function answerFrameworkError(
+  maxParamLength: number,
+): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+  return (error, request, reply) => {
+    reply.headers(answerHeaders(request.id));
+    switch (error.code) {
+      case 'FST_ERR_MAX_PARAM_LENGTH':
+        reply
+          .code(400)
+          .send(
+            errorBody(
+              'invalid_parameter',
+              `a path parameter is longer than ${maxParamLength} characters`,
+            ),
+          );
+        return;
+      case 'FST_ERR_BAD_URL':
+        reply
+          .code(400)
+          .send(errorBody('invalid_parameter', 'the path is not valid percent-encoded UTF-8'));
+        return;
+      default:
+        request.log.error({ err: error }, 'request could not be routed');
+        reply.code(500).send(errorBody('internal_error', 'an unexpected error occurred'));
+    }
+  };
+}
+
+/** What a request that is not valid HTTP/1.1 gets (Node's parser codes, see llhttp). */
+function describeClientError(error: NodeJS.ErrnoException): { code: ErrorCode; message: string } {
+  switch (error.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { code: 'request_timeout', message: 'the request did not arrive in time' };
+    case 'HPE_HEADER_OVERFLOW':
+      return { code: 'headers_too_large', message: 'the request line and headers are too large' };
+    case 'HPE_INVALID_METHOD':
+      return { code: 'bad_request', message: 'the request method is not valid' };
+    case 'HPE_INVALID_URL':
+      return {
+        code: 'bad_request',
+        message: 'the request target is not valid: percent-encode characters outside ASCII',
+      };
+    case 'HPE_INVALID_HEADER_TOKEN':
+      return {
+        code: 'bad_request',
+        message: 'a header name or value holds a character HTTP does not allow',
+      };
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+    case 'HPE_INVALID_CONTENT_LENGTH':
+      return {
+        code: 'bad_request',
+        message: 'the message framing is ambiguous or invalid (Content-Length, Transfer-Encoding)',
+      };
+    default:
+      return {
+        code: 'bad_request',
+        message: `the request is not valid HTTP/1.1 (${error.code ?? 'unreadable'})`,
+      };
+  }
+}
+
+/**
+ * Node's HTTP parser rejects a request before Fastify sees it (bad bytes, a NUL in a header,
+ * ambiguous framing, oversized headers, a slow client timing out). The answer is still the
+ * envelope, with a request id of its own, and the connection is closed: after a framing error
+ * nothing more on it can be trusted.
+ */
+export function answerClientError(
+  this: FastifyInstance,
+  error: NodeJS.ErrnoException,
+  socket: Socket,
+): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // A response already under way on this connection cannot be followed by another.
+  const current = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !current?.headersSent) {
+    const { code, message } = describeClientError(error);
+    const status = statusOf(code);
+    const body = JSON.stringify(errorBody(code, message));
+    const requestId = randomUUID();
+    const headers = {
+      ...answerHeaders(requestId),
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': String(Buffer.byteLength(body)),
+      connection: 'close',
+    };
+    const head = Object.entries(headers)
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}\r\n${body}`);
+    this.log.debug({ requestId, code: error.code }, 'request rejected by the HTTP parser');
+  }
+  socket.destroy();
+}
+
 /**
  * One place that turns any failure into the envelope `{ error: { code, message } }`. Server-side
  * failures get a generic message; their detail goes to the log with the request id.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
-    reply
-      .code(404)
-      .send(errorBody('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`));
+    const path = request.url.split('?')[0] ?? '';
+    const shown = path.length > MAX_ECHOED_PATH ? `${path.slice(0, MAX_ECHOED_PATH)}…` : path;
+    reply.code(404).send(errorBody('not_found', `no route for ${request.method} ${shown}`));
   });
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {

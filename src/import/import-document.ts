@@ -7,6 +7,7 @@ import {
   type FieldType,
 } from '../db/schema.ts';
 import { UsageError } from '../errors.ts';
+import { isRecordId, RECORD_ID_RULE } from '../record-ids.ts';
 
 export interface CampaignField {
   key: string;
@@ -71,12 +72,27 @@ function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Where a record is, by position and (when it is a valid one) id. */
 function label(kind: string, index: number, record: unknown): string {
   const id =
-    isObject(record) && typeof record.id === 'string' && record.id !== ''
+    isObject(record) && typeof record.id === 'string' && isRecordId(record.id)
       ? ` (id ${record.id})`
       : '';
   return `${kind}[${index}]${id}`;
+}
+
+/** A value as a problem line may show it: JSON-quoted, and short. */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+/** A campaign or respondent id (see record-ids.ts): it must be reachable by URL and CLI. */
+function requireId(problems: Problems, where: string, record: Json, key: string): string {
+  const value = record[key];
+  if (typeof value === 'string' && isRecordId(value)) return value;
+  problems.add(where, `'${key}' must be ${RECORD_ID_RULE}, got ${shown(value)}`);
+  return typeof value === 'string' ? value : '';
 }
 
 function checkKeys(problems: Problems, where: string, record: Json, allowed: readonly string[]) {
@@ -166,7 +182,7 @@ function parseCampaign(
 ): CampaignEntry | undefined {
   const where = label('campaigns', index, record);
   if (!isObject(record)) return void problems.add(where, 'must be an object');
-  const id = requireString(problems, where, record, 'id');
+  const id = requireId(problems, where, record, 'id');
   if (isDeletion(problems, where, record)) return { kind: 'delete', id };
   checkKeys(problems, where, record, [
     'id',
@@ -220,7 +236,7 @@ function parseRespondent(
 ): RespondentEntry | undefined {
   const where = label('respondents', index, record);
   if (!isObject(record)) return void problems.add(where, 'must be an object');
-  const id = requireString(problems, where, record, 'id');
+  const id = requireId(problems, where, record, 'id');
   if (isDeletion(problems, where, record)) return { kind: 'delete', id };
   checkKeys(problems, where, record, [
     'id',
@@ -233,7 +249,7 @@ function parseRespondent(
     'guestToken',
     'deleted',
   ]);
-  const campaignId = requireString(problems, where, record, 'campaignId');
+  const campaignId = requireId(problems, where, record, 'campaignId');
   const submittedAt = instant(problems, where, record.submittedAt, 'submittedAt') ?? 0;
   const status = record.attendanceStatus;
   if (!ATTENDANCE_STATUSES.includes(status as AttendanceStatus)) {

@@ -4,7 +4,9 @@ import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { ENGINES } from '../helpers/stores.ts';
 
 // Each store quotes ids itself when it sends a page (see respondentLine); ids that need escapes
-// must still come out as JSON.stringify writes them, and cursors must still find their rows.
+// must still come out as JSON.stringify writes them, and cursors must still find their rows. The
+// import no longer accepts such ids (see record-ids.ts), but a database filled before that rule
+// may hold them, so they are written straight into the table here.
 const IDS = ['plain', 'quote"d', 'tab\there', 'back\\slash', 'line\u2028sep', 'unit\u001fsep'];
 
 describe.each(ENGINES)('respondent ids that need escaping on %s', (engine) => {
@@ -13,15 +15,19 @@ describe.each(ENGINES)('respondent ids that need escaping on %s', (engine) => {
 
   beforeAll(async () => {
     t = await startTestApp(engine);
-    await seedCampaign(t.store, t.clock, {
-      id: 'c',
-      fields: [{ key: 'meal', type: 'RADIO' }],
-      respondents: IDS.map((id, n) => ({
-        id,
-        submittedAt: `2026-03-01T10:00:0${n}Z`,
-        answers: { meal: 'fish' },
-      })),
-    });
+    await seedCampaign(t.store, t.clock, { id: 'c', fields: [{ key: 'meal', type: 'RADIO' }] });
+    await t.store.db
+      .insertInto('respondents')
+      .values(
+        IDS.map((id, n) => ({
+          id,
+          campaign_id: 'c',
+          submitted_at: Date.parse(`2026-03-01T10:00:0${n}Z`),
+          attendance_status: 'YES' as const,
+          answers: '{"meal":"fish"}',
+        })),
+      )
+      .execute();
     key = (await createTestKey(t.store, t.clock, [{ campaignId: 'c', fields: ['meal'] }])).key;
   });
   afterAll(async () => {

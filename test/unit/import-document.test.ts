@@ -46,6 +46,16 @@ describe('parseImportDocument', () => {
     expect(entry?.kind === 'upsert' && entry.answers).toBe('{"__proto__":"x"}');
   });
 
+  it('accepts ids of 1 to 128 URL-safe characters', () => {
+    const id = `A-z_0.9~${'x'.repeat(120)}`;
+    const document = parseImportDocument({
+      campaigns: [{ ...campaign, id }],
+      respondents: [{ ...respondent, id, campaignId: id }],
+    });
+    expect(document.campaigns[0]?.id).toBe(id);
+    expect(document.respondents[0]?.id).toBe(id);
+  });
+
   it('reads { id, deleted: true } as a deletion without other fields', () => {
     const document = parseImportDocument({
       campaigns: [{ id: 'c', deleted: true }],
@@ -59,7 +69,26 @@ describe('parseImportDocument', () => {
 
   it.each([
     [{ campaigns: {} }, 'campaigns: must be an array'],
-    [{ campaigns: [{ ...campaign, id: '' }] }, "campaigns[0]: 'id' must be a non-empty string"],
+    [
+      { campaigns: [{ ...campaign, id: '' }] },
+      'campaigns[0]: \'id\' must be 1 to 128 characters from A-Z, a-z, 0-9 and . _ ~ -, got ""',
+    ],
+    [
+      { campaigns: [{ ...campaign, id: 'a/b' }] },
+      `campaigns[0]: 'id' must be 1 to 128 characters from A-Z, a-z, 0-9 and . _ ~ -, got "a/b"`,
+    ],
+    [
+      { respondents: [{ ...respondent, id: 'r'.repeat(129) }] },
+      `respondents[0]: 'id' must be 1 to 128 characters`,
+    ],
+    [
+      { respondents: [{ ...respondent, id: 'caf\u00e9' }] },
+      `respondents[0]: 'id' must be 1 to 128 characters from A-Z, a-z, 0-9 and . _ ~ -, got "café"`,
+    ],
+    [
+      { respondents: [{ ...respondent, campaignId: 'c?x=1' }] },
+      `respondents[0] (id r): 'campaignId' must be 1 to 128 characters`,
+    ],
     [
       { campaigns: [{ ...campaign, eventDate: '12/12/2026' }] },
       "campaigns[0] (id c): 'eventDate' must be an ISO-8601 date-time",
