@@ -12,7 +12,11 @@ const app = await buildApp({
   clock: systemClock,
   logger: pino({ level: 'silent' }),
   config: { rateLimitPerMinute: 120, anonymousRateLimitPerMinute: 60 },
-  secrets: { codeHmacKey: Buffer.alloc(32), keySealKey: Buffer.alloc(32) },
+  secrets: {
+    codeHmacKey: Buffer.alloc(32),
+    keySealKey: Buffer.alloc(32),
+    cursorKey: Buffer.alloc(32),
+  },
   mailer: { send: async () => {}, close: () => {} },
   portal: { sessionIdleMs: 1, sessionAbsoluteMs: 1, addressAttemptsPerMinute: 1 },
 });

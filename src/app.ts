@@ -4,6 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Redis } from 'ioredis';
 import { campaignRoutes, startCampaignRead } from './campaigns/campaigns.routes.ts';
 import { createCampaignService } from './campaigns/campaigns.service.ts';
+import { CursorCodec } from './campaigns/page-cursor.ts';
 import { PageReaderThreads } from './campaigns/page-readers.ts';
 import type { Clock } from './clock.ts';
 import {
@@ -31,6 +32,7 @@ import { registerOverloadGuard } from './http/overload.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
 import { LocalWindowStore, RedisWindowStore } from './http/rate-limit-stores.ts';
 import { ResponseCache } from './http/response-cache.ts';
+import { strictQuery } from './http/strict-query.ts';
 import { createTurnGate } from './http/turn-gate.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { PORTAL_BODY_LIMIT_BYTES, portalRoutes } from './portal/portal.routes.ts';
@@ -66,14 +68,18 @@ export interface AppDeps {
  * PostgreSQL they serialise lines read here. A private in-memory SQLite store has none (a thread
  * could not open it).
  */
-function pageThreadsFor(store: Store, count: number): PageReaderThreads | undefined {
+function pageThreadsFor(
+  store: Store,
+  cursorKey: Uint8Array,
+  count: number,
+): PageReaderThreads | undefined {
   if (count === 0) return undefined;
   const location = parseDatabaseUrl(store.url);
   if (location.engine === 'postgres') {
-    return new PageReaderThreads({ readsFrom: 'main-thread', db: store.db }, count);
+    return new PageReaderThreads({ readsFrom: 'main-thread', db: store.db }, cursorKey, count);
   }
   if (location.path === ':memory:') return undefined;
-  return new PageReaderThreads({ readsFrom: 'sqlite-file', url: store.url }, count);
+  return new PageReaderThreads({ readsFrom: 'sqlite-file', url: store.url }, cursorKey, count);
 }
 
 export const DATA_PREFIX = '/developer/v1';
@@ -130,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   metrics.watchPool(deps.store);
   const pageReaders = pageThreadsFor(
     deps.readStore ?? deps.store,
+    deps.secrets.cursorKey,
     deps.config.pageThreads ?? DEFAULT_PAGE_THREADS,
   );
   if (pageReaders) {
@@ -145,6 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deps.config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024,
       (hit) => metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
     ),
+    new CursorCodec(deps.secrets.cursorKey),
     pageReaders?.read,
   );
   const rateLimitStore = deps.redis
@@ -190,6 +198,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       data.addHook('preValidation', async (request) => {
         requireKey(request);
       });
+      data.addHook('preValidation', strictQuery);
       const access = accessLog(deps.accessLogger ?? deps.logger);
       data.addHook('onResponse', access.onResponse);
       data.decorateRequest('clientGone', false);

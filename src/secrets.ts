@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from './errors.ts';
@@ -9,6 +9,16 @@ export interface ServerSecrets {
   readonly codeHmacKey: Buffer;
   /** AES-256-GCM key for API keys held sealed until their one reveal. */
   readonly keySealKey: Buffer;
+  /** HMAC key for page cursors (see page-cursor.ts), derived from the code secret. */
+  readonly cursorKey: Buffer;
+}
+
+/**
+ * A key for another purpose, derived from a server secret (HKDF-SHA-256 with the purpose as
+ * info), so an operator keeps two secrets and no key serves two purposes.
+ */
+export function deriveKey(secret: Buffer, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), purpose, 32));
 }
 
 export const DEVELOPMENT_SECRETS_FILE = './data/secrets.json';
@@ -56,5 +66,10 @@ export function loadServerSecrets(
   }
   const value = (name: SecretName) =>
     parseHex(NAMES[name], (fromEnv[name] ?? stored[name]) as string);
-  return { codeHmacKey: value('codeHmacKey'), keySealKey: value('keySealKey') };
+  const codeHmacKey = value('codeHmacKey');
+  return {
+    codeHmacKey,
+    keySealKey: value('keySealKey'),
+    cursorKey: deriveKey(codeHmacKey, 'hadir page cursors'),
+  };
 }

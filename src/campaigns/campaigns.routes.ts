@@ -16,7 +16,6 @@ import {
 } from './campaigns.schemas.ts';
 import type { CampaignService, ReadOptions } from './campaigns.service.ts';
 import { parseInstant } from './instant.ts';
-import { decodeCursor } from './page-cursor.ts';
 
 const DATA = { tags: ['Data'], security: [{ apiKey: [] }] };
 
@@ -135,13 +134,6 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
             "query parameters 'page' and 'cursor' cannot be combined",
           );
         }
-        const decoded = cursor === undefined ? undefined : decodeCursor(cursor);
-        if (cursor !== undefined && !decoded) {
-          throw new ApiError(
-            'invalid_parameter',
-            "query parameter 'cursor' is not a cursor this service issued",
-          );
-        }
         // The schema's date-time format runs parseInstant too, so this always succeeds here.
         const sinceMs = since === undefined ? undefined : parseInstant(since);
         const response = await service.respondents(
@@ -151,7 +143,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
             page: page ?? 1,
             limit: limit ?? DEFAULT_PAGE_LIMIT,
             sinceMs,
-            ...(decoded ? { cursor: decoded } : {}),
+            ...(cursor !== undefined ? { cursor } : {}),
           },
           readOptions(request),
         );

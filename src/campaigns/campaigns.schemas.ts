@@ -1,6 +1,8 @@
 import { type Static, Type } from 'typebox';
 
 export const MAX_PAGE_LIMIT = 200;
+/** The largest page number accepted: far past any campaign, and still a 32-bit integer. */
+export const MAX_PAGE = 2_147_483_647;
 export const DEFAULT_PAGE_LIMIT = 50;
 
 export const CampaignParams = Type.Object(
@@ -20,14 +22,18 @@ export const RespondentsQuerySchema = Type.Object(
   {
     // No schema default: the handler must tell an explicit page from none, to refuse page with cursor.
     page: Type.Optional(
-      Type.Integer({ minimum: 1, description: '1-based page number; default 1.' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_PAGE,
+        description: '1-based page number in decimal digits; default 1.',
+      }),
     ),
     limit: Type.Optional(
       Type.Integer({
         minimum: 1,
         maximum: MAX_PAGE_LIMIT,
         default: DEFAULT_PAGE_LIMIT,
-        description: 'Rows per page, 1 to 200.',
+        description: 'Rows per page in decimal digits, 1 to 200.',
       }),
     ),
     cursor: Type.Optional(
@@ -35,7 +41,7 @@ export const RespondentsQuerySchema = Type.Object(
         minLength: 1,
         maxLength: 1024,
         description:
-          'meta.nextCursor of the previous page: the rows strictly after it, in the same order. Instead of page; keep the same since and limit.',
+          'meta.nextCursor of the previous page: the rows strictly after it, in the same order. Instead of page. A cursor is signed and bound to its campaign, since and limit: send it with the same since and limit, or it is refused with 400.',
       }),
     ),
     since: Type.Optional(

@@ -22,7 +22,7 @@ import {
 } from './campaigns.repository.ts';
 import type { AnswerValue, Projection } from './field-projection.ts';
 import { toIso } from './instant.ts';
-import { encodeCursor, type PageCursor } from './page-cursor.ts';
+import type { CursorCodec, CursorReading, PageCursor } from './page-cursor.ts';
 import { nearestKnownEnd, type PageContext, PagePositions } from './page-positions.ts';
 import { emptyPage, type PageReader, readPageLending } from './page-reader.ts';
 import { ScopeProjections } from './scope-projections.ts';
@@ -65,9 +65,29 @@ export interface PageMeta {
 export interface RespondentsQuery {
   page: number;
   limit: number;
-  sinceMs?: number;
-  /** When given, rows strictly after its position: `page` is then the cursor's. */
+  sinceMs?: number | undefined;
+  /** A client's cursor, as sent: rows strictly after its position; `page` is then the cursor's. */
+  cursor?: string;
+}
+
+/** The rows a query reads: from a page number, or from a cursor's position. */
+interface ResolvedQuery {
+  page: number;
+  limit: number;
+  sinceMs: number | undefined;
   cursor?: PageCursor;
+}
+
+/** Why a cursor a client sent is refused, naming what to do about it. */
+function cursorProblem(reading: Exclude<CursorReading, { kind: 'valid' }>): string {
+  switch (reading.kind) {
+    case 'forged':
+      return "query parameter 'cursor' is not a cursor this service issued, or was altered";
+    case 'other_query':
+      return reading.what === 'campaign'
+        ? "query parameter 'cursor' was issued for another campaign"
+        : `query parameter 'cursor' was issued with another '${reading.what}': send the same ${reading.what} as the request that returned it`;
+  }
 }
 
 export interface ReadOptions {
@@ -124,11 +144,12 @@ function toCampaign(record: CampaignRecord): Campaign {
 export function createCampaignService(
   db: Kysely<Database>,
   cache: ResponseCache,
+  cursors: CursorCodec,
   pageReader?: PageReader,
 ): CampaignService {
   const bodies = new BodyPool();
   const readPageRows: PageReader =
-    pageReader ?? ((request) => readPageLending(db, request, bodies));
+    pageReader ?? ((request) => readPageLending(db, request, cursors, bodies));
   const scopes = new ScopeProjections(db);
   const positions = new PagePositions();
   // Read on every request for its version; requests for one campaign at one moment share a read.
@@ -173,7 +194,7 @@ export function createCampaignService(
   async function pageStart(
     context: PageContext,
     campaignId: string,
-    query: RespondentsQuery,
+    query: ResolvedQuery,
   ): Promise<Position | null | undefined> {
     if (query.page === 1) return null;
     const known = context.pageEnds.get(query.page - 1);
@@ -229,13 +250,26 @@ export function createCampaignService(
     },
 
     async respondents(key, campaignId, query, options = {}) {
+      const resolved = resolveQuery(campaignId, query);
       const { campaign, projection } = await access(key, campaignId, options.campaign);
       options.beforeWork?.();
-      const place = query.cursor ? `cursor:${encodeCursor(query.cursor)}` : `page:${query.page}`;
+      const { cursor } = resolved;
+      const place = cursor
+        ? `cursor:${cursor.after.submittedAt}\u0000${cursor.after.id}\u0000${cursor.page}`
+        : `page:${query.page}`;
       const cacheKey = `respondents\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}\u0000${query.sinceMs ?? ''}\u0000${place}\u0000${query.limit}`;
-      return cache.get(cacheKey, () => readPage(campaign, projection, query));
+      return cache.get(cacheKey, () => readPage(campaign, projection, resolved));
     },
   };
+
+  /** The query with its cursor checked: 400 for one that is forged or from another query. */
+  function resolveQuery(campaignId: string, query: RespondentsQuery): ResolvedQuery {
+    const { page, limit, sinceMs } = query;
+    if (query.cursor === undefined) return { page, limit, sinceMs };
+    const reading = cursors.decode(query.cursor, { campaignId, sinceMs, limit });
+    if (reading.kind !== 'valid') throw new ApiError('invalid_parameter', cursorProblem(reading));
+    return { page, limit, sinceMs, cursor: reading.cursor };
+  }
 
   function buildSummary(
     campaign: CampaignRecord,
@@ -272,7 +306,7 @@ export function createCampaignService(
   async function readPage(
     campaign: CampaignRecord,
     projection: Projection,
-    query: RespondentsQuery,
+    query: ResolvedQuery,
   ): Promise<CachedResponse> {
     const campaignId = campaign.id;
     const context = positions.context(campaignId, campaign.version, query.sinceMs, query.limit);

@@ -4,11 +4,16 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openStore } from '../db/connect.ts';
 import { BodyPool } from '../http/body-pool.ts';
+import { CursorCodec } from './page-cursor.ts';
 import { type PageRequest, readPageHere, writePage } from './page-reader.ts';
 
-/** What a thread is started with: the SQLite file it reads, unless its pages come with their lines. */
+/**
+ * What a thread is started with: the SQLite file it reads, unless its pages come with their
+ * lines, and the key its pages' cursors are signed with.
+ */
 export interface PageThreadData {
   sqliteUrl: string | undefined;
+  cursorKey: Uint8Array;
 }
 
 /**
@@ -19,14 +24,15 @@ export type ReaderMessage =
   | { id: number; request: PageRequest; lines?: string[] }
   | { giveBack: ArrayBuffer };
 
-const { sqliteUrl } = workerData as PageThreadData;
+const { sqliteUrl, cursorKey } = workerData as PageThreadData;
 const store = sqliteUrl === undefined ? undefined : openStore(sqliteUrl);
 const bodies = new BodyPool();
+const cursors = new CursorCodec(Buffer.from(cursorKey));
 
 async function pageOf(request: PageRequest, lines: string[] | undefined) {
-  if (lines) return writePage(lines, request, bodies);
+  if (lines) return writePage(lines, request, cursors, bodies);
   if (!store) throw new Error('a page thread without a store was sent a page without its lines');
-  return readPageHere(store.db, request, bodies);
+  return readPageHere(store.db, request, cursors, bodies);
 }
 
 parentPort?.on('message', async (message: ReaderMessage) => {

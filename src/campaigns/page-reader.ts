@@ -5,7 +5,7 @@ import { type CachedResponse, fromJsonText, tagged } from '../http/response-cach
 import { findRespondentLines, type Position } from './campaigns.repository.ts';
 import type { PageMeta } from './campaigns.service.ts';
 import { compileProjection, type Projection } from './field-projection.ts';
-import { encodeCursor } from './page-cursor.ts';
+import type { CursorCodec } from './page-cursor.ts';
 import { linePosition, respondentJson } from './respondent-lines.ts';
 
 /** One page to read: where it starts, and everything its bytes depend on besides the rows. */
@@ -65,9 +65,10 @@ function projectionOf(fieldKeys: readonly string[]): Projection {
 export async function readPageHere(
   db: Kysely<Database>,
   request: PageRequest,
+  cursors: CursorCodec,
   pool?: BodyPool,
 ): Promise<PooledPageRead> {
-  return writePage(await readPageLines(db, request), request, pool);
+  return writePage(await readPageLines(db, request), request, cursors, pool);
 }
 
 /** The respondent lines of the page and of the row after it, in spec order. */
@@ -83,15 +84,21 @@ export function readPageLines(db: Kysely<Database>, request: PageRequest): Promi
 export function writePage(
   lines: readonly string[],
   request: PageRequest,
+  cursors: CursorCodec,
   pool?: BodyPool,
 ): PooledPageRead {
-  const { limit, meta } = request;
+  const { campaignId, sinceMs, limit, meta } = request;
   const count = Math.min(lines.length, limit);
   let end: Position | undefined;
   let nextCursor: string | null = null;
   if (count === limit) {
     end = linePosition(lines[count - 1] as string);
-    if (lines.length > limit) nextCursor = encodeCursor({ after: end, page: meta.page + 1 });
+    if (lines.length > limit) {
+      nextCursor = cursors.encode(
+        { after: end, page: meta.page + 1 },
+        { campaignId, sinceMs, limit },
+      );
+    }
   }
   const projection = projectionOf(request.fieldKeys);
   const served = new Array<boolean>(projection.fieldKeys.length).fill(false);
@@ -112,9 +119,10 @@ export function writePage(
 export async function readPageLending(
   db: Kysely<Database>,
   request: PageRequest,
+  cursors: CursorCodec,
   pool: BodyPool,
 ): Promise<PageRead> {
-  const { response, end, lent } = await readPageHere(db, request, pool);
+  const { response, end, lent } = await readPageHere(db, request, cursors, pool);
   if (!lent) return { response, end };
   return { response: { ...response, release: releasing(() => pool.giveBack(lent)) }, end };
 }

@@ -106,15 +106,25 @@ class ReaderThread {
  */
 export class PageReaderThreads {
   readonly #source: PageThreadSource;
+  readonly #cursorKey: Uint8Array;
   readonly #count: number;
   readonly #onStart: ((worker: Worker) => void) | undefined;
   readonly #threads: ReaderThread[] = [];
   #nextId = 0;
   #closed = false;
 
-  /** `onStart` sees each thread as it starts (the first, and any replacement). */
-  constructor(source: PageThreadSource, count: number, onStart?: (worker: Worker) => void) {
+  /**
+   * `cursorKey` signs the pages' cursors (see CursorCodec); `onStart` sees each thread as it
+   * starts (the first, and any replacement).
+   */
+  constructor(
+    source: PageThreadSource,
+    cursorKey: Uint8Array,
+    count: number,
+    onStart?: (worker: Worker) => void,
+  ) {
     this.#source = source;
+    this.#cursorKey = cursorKey;
     this.#count = count;
     this.#onStart = onStart;
   }
@@ -144,7 +154,10 @@ export class PageReaderThreads {
 
   #start(): ReaderThread {
     const source = this.#source;
-    const workerData = { sqliteUrl: source.readsFrom === 'sqlite-file' ? source.url : undefined };
+    const workerData: PageThreadData = {
+      sqliteUrl: source.readsFrom === 'sqlite-file' ? source.url : undefined,
+      cursorKey: this.#cursorKey,
+    };
     const thread = new ReaderThread(workerData, this.#onStart, (stopped) => {
       const index = this.#threads.indexOf(stopped);
       if (index >= 0) this.#threads.splice(index, 1);

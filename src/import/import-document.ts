@@ -91,7 +91,12 @@ function shown(value: unknown): string {
 function requireId(problems: Problems, where: string, record: Json, key: string): string {
   const value = record[key];
   if (typeof value === 'string' && isRecordId(value)) return value;
-  problems.add(where, `'${key}' must be ${RECORD_ID_RULE}, got ${shown(value)}`);
+  problems.add(
+    where,
+    value === undefined
+      ? `'${key}' is required: ${RECORD_ID_RULE}`
+      : `'${key}' must be ${RECORD_ID_RULE}, got ${shown(value)}`,
+  );
   return typeof value === 'string' ? value : '';
 }
 

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaignService } from '../../src/campaigns/campaigns.service.ts';
+import { CursorCodec } from '../../src/campaigns/page-cursor.ts';
 import { ResponseCache } from '../../src/http/response-cache.ts';
 import { importDocument } from '../../src/import/import.service.ts';
 import { parseImportDocument } from '../../src/import/import-document.ts';
 import { replaceKeyScope, verifyKey } from '../../src/keys/keys.service.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, TEST_SECRETS, type TestApp } from '../helpers/app.ts';
 import { createTestKey, importRespondents, seedCampaign } from '../helpers/factories.ts';
 import { ENGINES } from '../helpers/stores.ts';
 
@@ -116,7 +117,11 @@ describe.each(ENGINES)('campaigns and summary on %s', (engine) => {
     const { key, id } = await createTestKey(t.store, t.clock, [{ campaignId: 'gala', fields: [] }]);
     const verified = await verifyKey(t.store.db, key, t.clock.now());
     if (verified.kind !== 'valid') throw new Error(`the test key is ${verified.kind}`);
-    const service = createCampaignService(t.store.db, new ResponseCache(0));
+    const service = createCampaignService(
+      t.store.db,
+      new ResponseCache(0),
+      new CursorCodec(TEST_SECRETS.cursorKey),
+    );
     const [first, second] = await Promise.all([
       service.listCampaigns(verified.key),
       service.listCampaigns(verified.key),

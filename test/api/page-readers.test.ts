@@ -1,9 +1,13 @@
 import type { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CursorCodec } from '../../src/campaigns/page-cursor.ts';
 import { type PageRequest, readPageHere } from '../../src/campaigns/page-reader.ts';
 import { PageReaderThreads, type PageThreadSource } from '../../src/campaigns/page-readers.ts';
 import { Metrics } from '../../src/http/metrics.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startTestApp, TEST_SECRETS, type TestApp } from '../helpers/app.ts';
+
+const cursors = new CursorCodec(TEST_SECRETS.cursorKey);
+
 import { ManualClock } from '../helpers/clock.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { createTestDatabaseUrl, ENGINES, openTestStore } from '../helpers/stores.ts';
@@ -112,9 +116,11 @@ describe.each(ENGINES)('page threads on %s', (engine) => {
 
   it('keeps serving after its thread dies: the next read starts a new one', async () => {
     const started: Worker[] = [];
-    const readers = new PageReaderThreads(source(), 1, (worker) => started.push(worker));
+    const readers = new PageReaderThreads(source(), TEST_SECRETS.cursorKey, 1, (worker) =>
+      started.push(worker),
+    );
     try {
-      const expected = await readPageHere(onMain.store.db, request);
+      const expected = await readPageHere(onMain.store.db, request, cursors);
       const first = await readers.read(request);
       expect(first.response.body.equals(expected.response.body)).toBe(true);
       expect(first.response.etag).toBe(expected.response.etag);
@@ -138,10 +144,10 @@ describe.each(ENGINES)('page threads on %s', (engine) => {
   });
 
   it('lends a large body: given back, it moves to its thread and the next read is intact', async () => {
-    const readers = new PageReaderThreads(source(), 1);
+    const readers = new PageReaderThreads(source(), TEST_SECRETS.cursorKey, 1);
     try {
       const large = { ...request, limit: 20, meta: { ...request.meta, limit: 20, totalPages: 2 } };
-      const expected = await readPageHere(onMain.store.db, large);
+      const expected = await readPageHere(onMain.store.db, large, cursors);
       const first = await readers.read(large);
       expect(first.response.body.equals(expected.response.body)).toBe(true);
       expect(first.response.release).toBeTypeOf('function');
@@ -189,7 +195,9 @@ describe.each(ENGINES)('page threads on %s', (engine) => {
 
   it('starts every thread at once with startAll, and reads then start none', async () => {
     const started: Worker[] = [];
-    const readers = new PageReaderThreads(source(), 2, (worker) => started.push(worker));
+    const readers = new PageReaderThreads(source(), TEST_SECRETS.cursorKey, 2, (worker) =>
+      started.push(worker),
+    );
     try {
       readers.startAll();
       expect(started).toHaveLength(2);

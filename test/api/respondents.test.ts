@@ -165,7 +165,17 @@ describe.each(ENGINES)('respondents on %s', (engine) => {
     ['?since=2026-11-01T10:00:00', "query parameter 'since' must be an ISO-8601 date-time"],
     ['?since=2026-02-30T10:00:00Z', "query parameter 'since' must be an ISO-8601 date-time"],
     ['?pageSize=10', "unknown query parameter 'pageSize'"],
-    ['?page=1&page=2', "query parameter 'page' must be a whole number"],
+    ['?page=1&page=2', "query parameter 'page' is given more than once"],
+    ['?limit=5&limit=5', "query parameter 'limit' is given more than once"],
+    ['?since=2026-11-01T00:00:00Z&since=2026-11-02T00:00:00Z', "'since' is given more than once"],
+    ['?page=Infinity', "query parameter 'page' must be a whole number in decimal digits"],
+    ['?page=1e3', "query parameter 'page' must be a whole number in decimal digits"],
+    ['?page=0x10', "query parameter 'page' must be a whole number in decimal digits"],
+    ['?page=2.5', "query parameter 'page' must be a whole number in decimal digits"],
+    ['?page=%202', "query parameter 'page' must be a whole number in decimal digits"],
+    ['?page=', "query parameter 'page' must be a whole number in decimal digits"],
+    ['?limit=+5', "query parameter 'limit' must be a whole number in decimal digits"],
+    ['?page=99999999999999999999', "query parameter 'page' must be at most 2147483647"],
     ['?cursor=bm9wZQ', "query parameter 'cursor' is not a cursor this service issued"],
     ['?page=2&cursor=WzEsImEiLDJd', "query parameters 'page' and 'cursor' cannot be combined"],
   ])('rejects %s with 400 invalid_parameter naming it', async (query, message) => {
@@ -261,11 +271,19 @@ describe.each(ENGINES)('cursor paging on %s', (engine) => {
 
   beforeAll(async () => {
     t = await startTestApp(engine);
-    await seedCampaign(t.store, t.clock, {
-      id: 'walk',
-      respondents: Array.from({ length: 9 }, (_, i) => ({ id: `w${i}`, submittedAt: at(i) })),
-    });
-    ({ key } = await createTestKey(t.store, t.clock, [{ campaignId: 'walk', fields: [] }]));
+    for (const id of ['walk', 'other']) {
+      await seedCampaign(t.store, t.clock, {
+        id,
+        respondents: Array.from({ length: 9 }, (_, i) => ({
+          id: `${id[0]}${i}`,
+          submittedAt: at(i),
+        })),
+      });
+    }
+    ({ key } = await createTestKey(t.store, t.clock, [
+      { campaignId: 'walk', fields: [] },
+      { campaignId: 'other', fields: [] },
+    ]));
   });
   afterAll(() => t.close());
 
@@ -300,6 +318,40 @@ describe.each(ENGINES)('cursor paging on %s', (engine) => {
     );
     expect(second.body.meta).toMatchObject({ page: 2, limit: 3, total: 9, totalPages: 3 });
     expect(ids(second)).toEqual(['w3', 'w4', 'w5']);
+  });
+
+  it.each([
+    ['another campaign', '/campaigns/other/respondents?limit=3', 'issued for another campaign'],
+    ['another limit', '/campaigns/walk/respondents?limit=4', "issued with another 'limit'"],
+    [
+      'a since',
+      '/campaigns/walk/respondents?limit=3&since=2026-01-01T00:00:00Z',
+      "issued with another 'since'",
+    ],
+  ])('refuses a cursor carried to %s with 400 saying so', async (_name, path, message) => {
+    const first = await t.get(`${BASE}/campaigns/walk/respondents?limit=3`, key);
+    const response = await t.get(`${BASE}${path}&cursor=${first.body.meta.nextCursor}`, key);
+    expect(response.status).toBe(400);
+    expect(response.body.error.code).toBe('invalid_parameter');
+    expect(response.body.error.message).toContain(message);
+  });
+
+  it('refuses a cursor whose position was altered, and one it never issued', async () => {
+    const first = await t.get(`${BASE}/campaigns/walk/respondents?limit=3`, key);
+    const cursor: string = first.body.meta.nextCursor;
+    const [payload, mac] = cursor.split('.');
+    const fields = JSON.parse(Buffer.from(payload as string, 'base64url').toString());
+    fields[5] = 'w7'; // skip ahead to the row after w7
+    const altered = `${Buffer.from(JSON.stringify(fields)).toString('base64url')}.${mac}`;
+    // A cursor as this service wrote them before they were signed: position w2, page 2.
+    const unsigned = Buffer.from(JSON.stringify([at(2), 'w2', 2])).toString('base64url');
+    for (const bad of [altered, unsigned, `${payload}.`, `${payload}.${'A'.repeat(22)}`]) {
+      const response = await t.get(`${BASE}/campaigns/walk/respondents?limit=3&cursor=${bad}`, key);
+      expect(response.status).toBe(400);
+      expect(response.body.error.message).toContain('not a cursor this service issued');
+    }
+    const honest = await t.get(`${BASE}/campaigns/walk/respondents?limit=3&cursor=${cursor}`, key);
+    expect(ids(honest)).toEqual(['w3', 'w4', 'w5']);
   });
 
   it('misses no row when rows are edited between pages, where page numbers skip one', async () => {

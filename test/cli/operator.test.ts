@@ -208,7 +208,7 @@ describe.each(ENGINES)('operator CLI on %s', (engine) => {
       "respondents[3] (id k4): 'attendanceStatus' must be one of YES, NO, MAYBE",
     );
     expect(result.stderr).toContain("respondents[4] (id k5): answer 'menu'");
-    expect(result.stderr).toContain("respondents[5]: 'id' must be a non-empty string");
+    expect(result.stderr).toContain("respondents[5]: 'id' is required: 1 to 128 characters");
     expect(await countRows(databaseUrl)).toEqual({ campaigns: 0, respondents: 0 });
 
     const unknown = await runHadir(['import', '-'], {

@@ -52,6 +52,7 @@ async function connectSuiteRedis(): Promise<Redis | undefined> {
 export const TEST_SECRETS: ServerSecrets = {
   codeHmacKey: Buffer.alloc(32, 1),
   keySealKey: Buffer.alloc(32, 2),
+  cursorKey: Buffer.alloc(32, 3),
 };
 
 /** For tests that send no mail: any attempt fails loudly. */
