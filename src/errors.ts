@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'forbidden'
   | 'step_up_required'
   | 'password_change_required'
+  | 'account_locked'
   | 'not_found'
   | 'method_not_allowed'
   | 'request_timeout'
@@ -36,6 +37,7 @@ export function statusOf(code: ErrorCode): number {
     case 'forbidden':
     case 'step_up_required':
     case 'password_change_required':
+    case 'account_locked':
       return 403;
     case 'not_found':
       return 404;

@@ -10,7 +10,7 @@ import { Metrics } from './http/metrics.ts';
 import { serveMetrics } from './http/metrics-server.ts';
 import { createLoggers } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
-import { ADDRESS_ATTEMPTS_PER_MINUTE } from './portal/portal.service.ts';
+import { ADDRESS_ATTEMPTS_PER_MINUTE } from './portal/lockout.ts';
 import { connectRedis } from './redis.ts';
 import { loadServerSecrets } from './secrets.ts';
 

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AccountRow, Database, NewAccountRow } from '../db/schema.ts';
+import { passwordThrottleKey } from '../portal/lockout.ts';
 
 export async function findAccountByEmail(
   db: Kysely<Database>,
@@ -27,14 +28,24 @@ export async function setDeactivatedAt(
 export async function clearAccountLocks(db: Kysely<Database>, accountId: string): Promise<void> {
   await db
     .updateTable('accounts')
-    .set({
-      locked_at: null,
-      consecutive_failures: 0,
-      consecutive_code_failures: 0,
-      code_locked_until: null,
-      failed_password_count: 0,
-      failed_password_window_start: null,
-    })
+    .set({ locked_at: null, unredeemed_login_codes: 0 })
     .where('id', '=', accountId)
     .execute();
+  // And its password throttles: an operator who unlocks means to let the holder in.
+  const account = await db
+    .selectFrom('accounts')
+    .select('email')
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+  if (!account) return;
+  const devices = await db
+    .selectFrom('trusted_devices')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .execute();
+  const keys = [
+    passwordThrottleKey(account.email),
+    ...devices.map((device) => passwordThrottleKey(account.email, device.id)),
+  ];
+  await db.deleteFrom('client_throttles').where('key', 'in', keys).execute();
 }

@@ -8,6 +8,7 @@ import {
 import * as core from '../../migrations/0001-core.ts';
 import * as portal from '../../migrations/0002-portal.ts';
 import * as answersAsText from '../../migrations/0003-answers-as-text.ts';
+import * as lockoutByProof from '../../migrations/0004-lockout-by-proof.ts';
 import type { Engine, Store } from './connect.ts';
 
 interface EngineMigration {
@@ -19,6 +20,7 @@ const MIGRATIONS = {
   '0001-core': core,
   '0002-portal': portal,
   '0003-answers-as-text': answersAsText,
+  '0004-lockout-by-proof': lockoutByProof,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {

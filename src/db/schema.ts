@@ -27,14 +27,11 @@ export interface AccountsTable {
   must_change_password: number;
   deactivated_at: number | null;
   created_at: number;
-  /** Failed passwords in the current throttle window, and when that window began. */
-  failed_password_count: Generated<number>;
-  failed_password_window_start: number | null;
-  /** Wrong codes in a row; at the cap, code entry is locked until `code_locked_until`. */
-  consecutive_code_failures: Generated<number>;
-  code_locked_until: number | null;
-  /** Failures of any kind in a row; at the cap the account is locked until an operator unlocks it. */
-  consecutive_failures: Generated<number>;
+  /**
+   * Sign-in codes sent in a row, each after a correct password, without one redeemed; at the cap
+   * the account is locked until an operator unlocks it (see lockout.ts).
+   */
+  unredeemed_login_codes: Generated<number>;
   locked_at: number | null;
 }
 

@@ -26,7 +26,7 @@ const RETRY_AFTER = {
 const DESCRIPTIONS: Record<number, string> = {
   400: 'invalid_parameter: a bad or unknown parameter or body field (the spec allows 400 or 422; this service always answers 400). Fix the request; do not retry.',
   401: 'unauthorized (a key or session missing, malformed, unknown, revoked or expired, or its account deactivated), or invalid_credentials / invalid_code on the portal. Do not retry with the same credentials.',
-  403: "forbidden: the campaign exists but is outside the key's scope (portal: step_up_required or password_change_required). Do not retry.",
+  403: "forbidden: the campaign exists but is outside the key's scope (portal: step_up_required, password_change_required, or account_locked, which an operator must lift). Do not retry.",
   404: 'not_found: no such campaign (or it was deleted), key, device or route. Do not retry.',
   409: 'conflict, already_revealed or not_revealable.',
   413: 'payload_too_large: the body is over the limit.',

@@ -7,6 +7,7 @@ import type {
   SessionsTable,
   TrustedDevicesTable,
 } from '../db/schema.ts';
+import type { ThrottleWindow } from './lockout.ts';
 
 export type SessionRow = Selectable<SessionsTable>;
 export type DeviceRow = Selectable<TrustedDevicesTable>;
@@ -241,55 +242,33 @@ export async function consumeCode(db: Kysely<Database>, id: string, now: number)
   return result.numUpdatedRows === 1n;
 }
 
-/** Account failure counters (never fail open: they live in the database) */
+/** The account's lock, and the count that decides it (see lockout.ts) */
 
-export const PASSWORD_FAILURE_WINDOW_MS = 15 * 60_000;
-export const CODE_LOCK_MS = 15 * 60_000;
-export const MAX_FAILED_PASSWORDS = 10;
-export const MAX_CONSECUTIVE_CODE_FAILURES = 10;
-export const MAX_CONSECUTIVE_FAILURES = 100;
-
-export async function recordPasswordFailure(db: Kysely<Database>, accountId: string, now: number) {
-  const windowOpen = sql<boolean>`failed_password_window_start IS NOT NULL AND failed_password_window_start + ${PASSWORD_FAILURE_WINDOW_MS} > ${now}`;
+/** One more sign-in code sent after a correct password, none redeemed since. */
+export async function countUnredeemedLoginCode(db: Kysely<Database>, accountId: string) {
   await db
     .updateTable('accounts')
-    .set({
-      failed_password_count: sql`CASE WHEN ${windowOpen} THEN failed_password_count + 1 ELSE 1 END`,
-      failed_password_window_start: sql`CASE WHEN ${windowOpen} THEN failed_password_window_start ELSE ${now} END`,
-      consecutive_failures: sql`consecutive_failures + 1`,
-      locked_at: sql`CASE WHEN consecutive_failures + 1 >= ${MAX_CONSECUTIVE_FAILURES} THEN COALESCE(locked_at, ${now}) ELSE locked_at END`,
-    })
+    .set({ unredeemed_login_codes: sql`unredeemed_login_codes + 1` })
     .where('id', '=', accountId)
     .execute();
 }
 
-export async function recordCodeFailure(db: Kysely<Database>, accountId: string, now: number) {
-  const reachesCap = sql<boolean>`consecutive_code_failures + 1 >= ${MAX_CONSECUTIVE_CODE_FAILURES}`;
+/** A sign-in succeeded: the codes sent before it are no longer a sign of someone guessing. */
+export async function clearUnredeemedLoginCodes(db: Kysely<Database>, accountId: string) {
   await db
     .updateTable('accounts')
-    .set({
-      consecutive_code_failures: sql`CASE WHEN ${reachesCap} THEN 0 ELSE consecutive_code_failures + 1 END`,
-      code_locked_until: sql`CASE WHEN ${reachesCap} THEN ${now + CODE_LOCK_MS} ELSE code_locked_until END`,
-      consecutive_failures: sql`consecutive_failures + 1`,
-      locked_at: sql`CASE WHEN consecutive_failures + 1 >= ${MAX_CONSECUTIVE_FAILURES} THEN COALESCE(locked_at, ${now}) ELSE locked_at END`,
-    })
+    .set({ unredeemed_login_codes: 0 })
     .where('id', '=', accountId)
+    .where('unredeemed_login_codes', '!=', 0)
     .execute();
 }
 
-export async function clearPasswordFailures(db: Kysely<Database>, accountId: string) {
+export async function lockAccount(db: Kysely<Database>, accountId: string, now: number) {
   await db
     .updateTable('accounts')
-    .set({ failed_password_count: 0, failed_password_window_start: null, consecutive_failures: 0 })
+    .set({ locked_at: now })
     .where('id', '=', accountId)
-    .execute();
-}
-
-export async function clearCodeFailures(db: Kysely<Database>, accountId: string) {
-  await db
-    .updateTable('accounts')
-    .set({ consecutive_code_failures: 0, consecutive_failures: 0 })
-    .where('id', '=', accountId)
+    .where('locked_at', 'is', null)
     .execute();
 }
 
@@ -317,9 +296,9 @@ export async function hitThrottle(
   key: string,
   windowMs: number,
   now: number,
-) {
+): Promise<ThrottleWindow> {
   const expired = sql<boolean>`client_throttles.window_start + ${windowMs} <= ${now}`;
-  return db
+  const row = await db
     .insertInto('client_throttles')
     .values({ key, window_start: now, count: 1 })
     .onConflict((oc) =>
@@ -330,6 +309,12 @@ export async function hitThrottle(
     )
     .returning(['window_start', 'count'])
     .executeTakeFirstOrThrow();
+  return { windowStart: Number(row.window_start), count: Number(row.count) };
+}
+
+/** Forgets a throttle's count (a correct password clears its address's failures). */
+export async function clearThrottle(db: Kysely<Database>, key: string): Promise<void> {
+  await db.deleteFrom('client_throttles').where('key', '=', key).execute();
 }
 
 /** API keys held sealed for their one reveal */

@@ -81,10 +81,10 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
       {
         schema: doc(
           'Password login',
-          'With a valid, unexpired deviceToken it returns a session; otherwise it e-mails a 6-digit code. A wrong password and an unknown e-mail answer the same 401 invalid_credentials.',
+          'With a valid, unexpired deviceToken it returns a session; otherwise it e-mails a 6-digit code. A wrong password and an unknown e-mail answer the same 401 invalid_credentials, and the same 429 once an address has had 10 failed passwords in 15 minutes. 403 account_locked only after the right password, when an operator must unlock the account.',
           {
             body: LoginBody,
-            response: { 200: LoginResponse, ...errorResponses(400, 401, 413, 429, 500, 503) },
+            response: { 200: LoginResponse, ...errorResponses(400, 401, 403, 413, 429, 500, 503) },
           },
           false,
         ),
@@ -97,7 +97,7 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
       {
         schema: doc(
           'Exchange the e-mailed code for a session',
-          'With rememberDevice true it also issues a trusted-device token valid 30 days. Codes: 10 minutes, 5 tries, the newest replaces older ones.',
+          'With rememberDevice true it also issues a trusted-device token valid 30 days. Codes: 10 minutes, 5 tries, the newest replaces older ones. A wrong code counts only against the code it was tried on.',
           {
             body: VerifyOtpBody,
             response: { 200: VerifyOtpResponse, ...errorResponses(400, 401, 413, 429, 500) },

@@ -21,6 +21,14 @@ import { digestsEqual, generateToken, sha256Hex } from '../secret-hash.ts';
 import type { ServerSecrets } from '../secrets.ts';
 import { isCommonPassword } from './common-passwords.ts';
 import {
+  ADDRESS_WINDOW_MS,
+  decideSignIn,
+  decideThrottle,
+  MAX_FAILED_PASSWORDS,
+  PASSWORD_FAILURE_WINDOW_MS,
+  passwordThrottleKey,
+} from './lockout.ts';
+import {
   CODE_MAX_ATTEMPTS,
   CODE_SEND_WINDOW_MS,
   CODE_TTL_MS,
@@ -37,7 +45,6 @@ export const DEVICE_TTL_MS = 30 * 24 * 60 * 60_000;
 export const STEP_UP_TTL_MS = 10 * 60_000;
 export const MAX_SESSIONS_PER_ACCOUNT = 10;
 export const MAX_DEVICES_PER_ACCOUNT = 20;
-export const ADDRESS_ATTEMPTS_PER_MINUTE = 20;
 const MAX_DEVICE_LABEL_LENGTH = 100;
 
 export interface PortalSettings {
@@ -86,6 +93,11 @@ function rateLimited(message: string, retryAfterMs: number): ApiError {
 
 const invalidCredentials = () =>
   new ApiError('invalid_credentials', 'the e-mail address or password is wrong');
+const accountLocked = () =>
+  new ApiError(
+    'account_locked',
+    'this account is locked after repeated unfinished sign-ins; an operator must unlock it',
+  );
 const invalidCode = () =>
   new ApiError('invalid_code', 'the code is wrong, used or expired; request a new one if needed');
 
@@ -132,31 +144,37 @@ export function createPortalService(deps: PortalDeps) {
 
   async function throttleAddress(kind: string, client: ClientContext): Promise<void> {
     const now = clock.now();
-    const window = await repo.hitThrottle(db, `${kind}:${client.address}`, 60_000, now);
-    if (window.count > settings.addressAttemptsPerMinute) {
-      throw rateLimited('too many attempts from this address', window.window_start + 60_000 - now);
+    const window = await repo.hitThrottle(db, `${kind}:${client.address}`, ADDRESS_WINDOW_MS, now);
+    const decision = decideThrottle(
+      window,
+      settings.addressAttemptsPerMinute,
+      ADDRESS_WINDOW_MS,
+      now,
+    );
+    if (decision.kind === 'throttled') {
+      throw rateLimited('too many attempts from this address', decision.retryAfterMs);
     }
   }
 
-  /** Account throttles, checked before any password hashing. */
-  function assertAccountOpen(account: AccountRow, now: number): void {
-    if (account.locked_at !== null) {
-      throw rateLimited(
-        'this account is locked after too many failures; an operator must unlock it',
-        3_600_000,
-      );
+  /**
+   * Counts a password attempt against its throttle (see passwordThrottleKey) before any hashing;
+   * 429 past the budget, whether or not the address has an account.
+   */
+  async function chargePasswordAttempt(key: string): Promise<void> {
+    const now = clock.now();
+    const window = await repo.hitThrottle(db, key, PASSWORD_FAILURE_WINDOW_MS, now);
+    const decision = decideThrottle(window, MAX_FAILED_PASSWORDS, PASSWORD_FAILURE_WINDOW_MS, now);
+    if (decision.kind === 'throttled') {
+      throw rateLimited('too many failed passwords for this address', decision.retryAfterMs);
     }
-    const windowStart = account.failed_password_window_start;
-    if (
-      windowStart !== null &&
-      windowStart + repo.PASSWORD_FAILURE_WINDOW_MS > now &&
-      account.failed_password_count >= repo.MAX_FAILED_PASSWORDS
-    ) {
-      throw rateLimited(
-        'too many failed passwords',
-        windowStart + repo.PASSWORD_FAILURE_WINDOW_MS - now,
-      );
-    }
+  }
+
+  /** Checks a password, or does the same work for an address without an account (timing). */
+  async function passwordMatches(account: AccountRow | undefined, password: string) {
+    if (account?.password_hash) return verifyPassword(account.password_hash, password);
+    dummyHash ??= hashPassword(generateToken('dummy_'));
+    await verifyPassword(await dummyHash, password);
+    return false;
   }
 
   async function sendCode(
@@ -203,7 +221,11 @@ export function createPortalService(deps: PortalDeps) {
     await audit(account.id, 'code.sent', client, { purpose });
   }
 
-  /** Redeems a code: one try is taken atomically, then the code is spent by one guarded UPDATE. */
+  /**
+   * Redeems a code: one try is taken atomically, then the code is spent by one guarded UPDATE. A
+   * wrong code counts only against the code it was tried on (five tries burn it); with no code
+   * pending there is nothing to count, so nobody without the mailbox can lock anything.
+   */
   async function redeemCode(
     account: AccountRow,
     purpose: CodePurpose,
@@ -211,9 +233,6 @@ export function createPortalService(deps: PortalDeps) {
     code: string,
   ) {
     const now = clock.now();
-    if (account.code_locked_until !== null && account.code_locked_until > now) {
-      throw rateLimited('too many wrong codes', account.code_locked_until - now);
-    }
     const open = await repo.findOpenCode(db, { accountId: account.id, purpose, sessionId }, now);
     const tried = open ? await repo.takeCodeAttempt(db, open.id, CODE_MAX_ATTEMPTS) : false;
     const matches =
@@ -223,11 +242,7 @@ export function createPortalService(deps: PortalDeps) {
         open.code_hmac,
         codeDigest(secrets.codeHmacKey, code, { purpose, accountId: account.id, sessionId }),
       );
-    if (!matches || !(await repo.consumeCode(db, open.id, now))) {
-      await repo.recordCodeFailure(db, account.id, now);
-      throw invalidCode();
-    }
-    await repo.clearCodeFailures(db, account.id);
+    if (!matches || !(await repo.consumeCode(db, open.id, now))) throw invalidCode();
   }
 
   async function issueSession(accountId: string): Promise<IssuedSession> {
@@ -286,29 +301,43 @@ export function createPortalService(deps: PortalDeps) {
   }
 
   return {
-    /** Spec: password login; a valid trusted-device token skips the e-mailed code. */
+    /**
+     * Spec: password login; a valid trusted-device token skips the e-mailed code. Until the
+     * password is proven, a real and an unknown address get the same answers (see lockout.ts).
+     */
     async login(
       input: { email: string; password: string; deviceToken?: string },
       client: ClientContext,
     ): Promise<{ status: 'code_sent' } | { status: 'authenticated'; session: IssuedSession }> {
       await throttleAddress('login', client);
       const now = clock.now();
-      const account = await findAccountByEmail(db, normalizeEmail(input.email));
-      if (!account?.password_hash) {
-        // Same work as a real check, so timing does not tell which e-mail addresses exist.
-        dummyHash ??= hashPassword(generateToken('dummy_'));
-        await verifyPassword(await dummyHash, input.password);
+      const email = normalizeEmail(input.email);
+      const account = await findAccountByEmail(db, email);
+      const device = account ? await validDevice(account.id, input.deviceToken, now) : undefined;
+      const throttleKey = passwordThrottleKey(email, device?.id);
+      await chargePasswordAttempt(throttleKey);
+      const passwordOk = await passwordMatches(account, input.password);
+      if (!account || !passwordOk || account.deactivated_at !== null) {
+        if (account) await audit(account.id, 'login.failed', client);
         throw invalidCredentials();
       }
-      assertAccountOpen(account, now);
-      const passwordOk = await verifyPassword(account.password_hash, input.password);
-      if (!passwordOk || account.deactivated_at !== null) {
-        if (!passwordOk) await repo.recordPasswordFailure(db, account.id, now);
-        await audit(account.id, 'login.failed', client);
-        throw invalidCredentials();
+      await repo.clearThrottle(db, throttleKey);
+      switch (
+        decideSignIn({
+          lockedAt: account.locked_at,
+          unredeemedLoginCodes: account.unredeemed_login_codes,
+        })
+      ) {
+        case 'locked':
+          throw accountLocked();
+        case 'lock_now':
+          await repo.lockAccount(db, account.id, now);
+          await audit(account.id, 'account.locked', client);
+          throw accountLocked();
+        case 'open':
+          break;
       }
-      await repo.clearPasswordFailures(db, account.id);
-      if (needsRehash(account.password_hash)) {
+      if (needsRehash(account.password_hash as string)) {
         await repo.setPassword(
           db,
           account.id,
@@ -316,14 +345,15 @@ export function createPortalService(deps: PortalDeps) {
           account.must_change_password === 1,
         );
       }
-      const device = await validDevice(account.id, input.deviceToken, now);
       if (device) {
         await repo.markDeviceUsed(db, device.id, now);
+        await repo.clearUnredeemedLoginCodes(db, account.id);
         const session = await issueSession(account.id);
         await audit(account.id, 'login', client, { via: 'trusted_device', deviceId: device.id });
         return { status: 'authenticated', session };
       }
       await sendCode(account, 'login', null, client);
+      await repo.countUnredeemedLoginCode(db, account.id);
       return { status: 'code_sent' };
     },
 
@@ -335,9 +365,13 @@ export function createPortalService(deps: PortalDeps) {
       await throttleAddress('verify', client);
       const now = clock.now();
       const account = await findAccountByEmail(db, normalizeEmail(input.email));
-      if (!account || account.deactivated_at !== null) throw invalidCode();
-      if (account.locked_at !== null) assertAccountOpen(account, now);
+      // A locked account answers like any address with no code pending: its state is told only
+      // to a request that proved the password (see login).
+      if (!account || account.deactivated_at !== null || account.locked_at !== null) {
+        throw invalidCode();
+      }
       await redeemCode(account, 'login', null, input.code);
+      await repo.clearUnredeemedLoginCodes(db, account.id);
       const session = await issueSession(account.id);
       await audit(account.id, 'login', client, { via: 'code' });
       if (!input.rememberDevice) return { session };
@@ -443,7 +477,6 @@ export function createPortalService(deps: PortalDeps) {
       const now = clock.now();
       const account = await findAccountByEmail(db, principal.email);
       if (!account?.password_hash) throw new ApiError('unauthorized', 'the session has ended');
-      assertAccountOpen(account, now);
       const length = passwordLength(input.newPassword);
       if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
         throw new ApiError(
@@ -451,10 +484,12 @@ export function createPortalService(deps: PortalDeps) {
           `newPassword must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`,
         );
       }
+      const throttleKey = passwordThrottleKey(account.email);
+      await chargePasswordAttempt(throttleKey);
       if (!(await verifyPassword(account.password_hash, input.currentPassword))) {
-        await repo.recordPasswordFailure(db, account.id, now);
         throw new ApiError('invalid_credentials', 'currentPassword is wrong');
       }
+      await repo.clearThrottle(db, throttleKey);
       if (input.newPassword.normalize('NFKC') === input.currentPassword.normalize('NFKC')) {
         throw new ApiError(
           'invalid_parameter',
@@ -468,7 +503,6 @@ export function createPortalService(deps: PortalDeps) {
         );
       }
       await repo.setPassword(db, account.id, await hashPassword(input.newPassword), false);
-      await repo.clearPasswordFailures(db, account.id);
       await repo.endOtherSessions(db, account.id, principal.sessionId, now);
       await repo.revokeAllDevices(db, account.id, now);
       await audit(account.id, 'password.changed', client);

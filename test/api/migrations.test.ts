@@ -4,7 +4,7 @@ import { openStore, type Store } from '../../src/db/connect.ts';
 import { migrateToLatest, migrateUpTo } from '../../src/db/migrate.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestKey, importRespondents, seedCampaign } from '../helpers/factories.ts';
-import { createEmptyPostgresUrl } from '../helpers/stores.ts';
+import { createEmptyPostgresUrl, createTestDatabaseUrl, ENGINES } from '../helpers/stores.ts';
 
 // A PostgreSQL store made before 0003 holds answers as jsonb; upgrading must keep every answer,
 // its served bytes and the maintained counts, and the counts must keep following later writes.
@@ -74,5 +74,38 @@ describe('upgrading a PostgreSQL store to answers as json (0003)', () => {
       { meal: 'beef' },
       { meal: 'beef', diet: ['halal'] },
     ]);
+  });
+});
+
+// 0004 moves sign-in throttles off the account row; an account locked before must stay locked,
+// and the failures counted under the old rules must not count towards the new lock.
+describe.each(ENGINES)('upgrading the account lock to codes unredeemed (0004) on %s', (engine) => {
+  it('keeps a lock, starts the new count at zero, and drops the old counters', async () => {
+    const store = openStore(
+      engine === 'sqlite' ? await createTestDatabaseUrl('sqlite') : await createEmptyPostgresUrl(),
+    );
+    try {
+      await migrateUpTo(store, '0003-answers-as-text');
+      await sql`INSERT INTO accounts (id, email, password_hash, must_change_password, created_at,
+        consecutive_failures, locked_at, failed_password_count, code_locked_until)
+        VALUES ('locked', 'locked@example.test', NULL, 0, 1, 100, 5, 3, 9),
+               ('open', 'open@example.test', NULL, 0, 1, 99, NULL, 9, NULL)`.execute(store.db);
+      await migrateToLatest(store);
+      const rows = await store.db.selectFrom('accounts').selectAll().orderBy('id').execute();
+      expect(
+        rows.map(({ id, locked_at, unredeemed_login_codes }) => ({
+          id,
+          locked_at,
+          unredeemed_login_codes,
+        })),
+      ).toEqual([
+        { id: 'locked', locked_at: 5, unredeemed_login_codes: 0 },
+        { id: 'open', locked_at: null, unredeemed_login_codes: 0 },
+      ]);
+      expect(Object.keys(rows[0] ?? {})).not.toContain('failed_password_count');
+      expect(Object.keys(rows[0] ?? {})).not.toContain('code_locked_until');
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -1,0 +1,63 @@
+/**
+ * Throttles and locks of the portal's sign-in, as pure decisions over counts the store keeps.
+ *
+ * Two rules shape them. A stranger who knows only an e-mail address must not be able to lock its
+ * owner out: what a request without the password can do is throttle, never lock, and a wrong code
+ * counts only against a code that was really sent. And answers must not tell which addresses have
+ * accounts: throttles are kept per address string, whether or not an account exists, and the
+ * account's own state is told only to a request that proved its password.
+ */
+
+/** Failed passwords per e-mail address string within the window, then 429 until it ends. */
+export const MAX_FAILED_PASSWORDS = 10;
+export const PASSWORD_FAILURE_WINDOW_MS = 15 * 60_000;
+
+/** Sign-in and code attempts per client address per minute (a flood from one place). */
+export const ADDRESS_ATTEMPTS_PER_MINUTE = 20;
+export const ADDRESS_WINDOW_MS = 60_000;
+
+/**
+ * Sign-in codes sent in a row (each after a correct password) without one being redeemed, past
+ * which the account locks until an operator unlocks it: someone holds the password but not the
+ * mailbox. With five codes per ten minutes and five tries per code, that is at most a hundred
+ * guesses at a million codes before the lock.
+ */
+export const MAX_UNREDEEMED_LOGIN_CODES = 20;
+
+/** A fixed-window counter as the store returns it after counting one more. */
+export interface ThrottleWindow {
+  windowStart: number;
+  count: number;
+}
+
+export type ThrottleDecision = { kind: 'allowed' } | { kind: 'throttled'; retryAfterMs: number };
+
+/** Whether a window that now holds `count` hits is over its budget, and for how long. */
+export function decideThrottle(
+  window: ThrottleWindow,
+  budget: number,
+  windowMs: number,
+  now: number,
+): ThrottleDecision {
+  if (window.count <= budget) return { kind: 'allowed' };
+  return { kind: 'throttled', retryAfterMs: window.windowStart + windowMs - now };
+}
+
+/**
+ * The counter a password attempt is charged to: the address string, or, for a request holding a
+ * trusted device of the account, that device's own (strangers' failures never throttle it).
+ */
+export function passwordThrottleKey(email: string, trustedDeviceId?: string): string {
+  return trustedDeviceId === undefined ? `password:${email}` : `password-device:${trustedDeviceId}`;
+}
+
+/** What a correct password may lead to, given the account's lock state. */
+export type SignInState = 'open' | 'locked' | 'lock_now';
+
+export function decideSignIn(account: {
+  lockedAt: number | null;
+  unredeemedLoginCodes: number;
+}): SignInState {
+  if (account.lockedAt !== null) return 'locked';
+  return account.unredeemedLoginCodes >= MAX_UNREDEEMED_LOGIN_CODES ? 'lock_now' : 'open';
+}
