@@ -20,6 +20,13 @@ import { ApiError } from './errors.ts';
 import { accessLog } from './http/access-log.ts';
 import { ajvPlugins } from './http/ajv-plugins.ts';
 import {
+  type ConnectionTimeouts,
+  DEFAULT_TIMEOUTS,
+  defaultMaxConnections,
+  openFileLimit,
+  TIMEOUT_CHECK_INTERVAL_MS,
+} from './http/connections.ts';
+import {
   answerClientError,
   answerFrameworkError,
   answerHeaders,
@@ -48,8 +55,18 @@ export interface AppDeps {
   portal: PortalSettings;
   config: Pick<Config, 'rateLimitPerMinute' | 'anonymousRateLimitPerMinute'> &
     Partial<
-      Pick<Config, 'trustProxy' | 'responseCacheBytes' | 'maxEventLoopDelayMs' | 'pageThreads'>
+      Pick<
+        Config,
+        | 'trustProxy'
+        | 'responseCacheBytes'
+        | 'maxEventLoopDelayMs'
+        | 'pageThreads'
+        | 'maxConnections'
+        | 'keepAliveTimeoutMs'
+      >
     >;
+  /** Timeouts of client connections (tests shorten them); DEFAULT_TIMEOUTS when not given. */
+  connectionTimeouts?: Partial<ConnectionTimeouts>;
   logger: FastifyBaseLogger;
   /** Where the data access lines go (see createLoggers); `logger` when not given. */
   accessLogger?: FastifyBaseLogger;
@@ -87,6 +104,11 @@ export const PORTAL_PREFIX = '/developer/auth';
 
 /** Builds the whole service on the given dependencies; never listens and never reads env. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const timeouts: ConnectionTimeouts = {
+    ...DEFAULT_TIMEOUTS,
+    ...(deps.config.keepAliveTimeoutMs ? { keepAliveMs: deps.config.keepAliveTimeoutMs } : {}),
+    ...deps.connectionTimeouts,
+  };
   const app = Fastify({
     loggerInstance: deps.logger,
     // Fastify's own per-request lines are off: the access log writes one line of its own.
@@ -97,6 +119,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     genReqId: () => randomUUID(),
     bodyLimit: 16 * 1024,
+    // Slow and idle clients give their descriptors back (see connections.ts).
+    http: {
+      headersTimeout: timeouts.headersMs,
+      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    },
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    connectionTimeout: timeouts.idleSocketMs,
     // Ids are at most MAX_ID_LENGTH characters (see the import), so any id fits a path parameter.
     routerOptions: { maxParamLength: MAX_ID_LENGTH },
     frameworkErrors: answerFrameworkError(MAX_ID_LENGTH),
@@ -110,6 +140,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       plugins: ajvPlugins,
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // Past this, Node refuses new connections at once, before they cost the process anything.
+  app.server.maxConnections = deps.config.maxConnections ?? defaultMaxConnections(openFileLimit());
 
   // While shutting down, in-flight answers close their connection, so no idle keep-alive socket
   // holds the process open after the last request, and requests still arriving are turned away.

@@ -11,8 +11,10 @@ export interface RunningCluster {
   metricsUrl?: string;
 }
 
-/** A worker that dies this soon after starting is not restarted: it would only die again. */
-const MIN_UPTIME_MS = 5_000;
+/** A replaced worker that dies within this time of listening waits longer before the next. */
+const STEADY_UPTIME_MS = 30_000;
+const FIRST_RESTART_DELAY_MS = 500;
+const MAX_RESTART_DELAY_MS = 30_000;
 
 /**
  * WORKERS=N: the primary migrates once, then forks N workers that each run the whole server on
@@ -32,8 +34,13 @@ export async function runCluster(
   }
 
   let stopping = false;
-  const startedAt = new Map<Worker, number>();
-  const fork = () => startedAt.set(cluster.fork(), Date.now());
+  // When each worker began listening; one that never did died of its configuration, not a fault.
+  const listeningSince = new Map<Worker, number>();
+  let restartDelayMs = FIRST_RESTART_DELAY_MS;
+  const fork = () => {
+    const worker = cluster.fork();
+    worker.once('listening', () => listeningSince.set(worker, Date.now()));
+  };
   // Ready once every worker listens (and so answers the primary's requests for metrics).
   const listening = new Promise<string>((resolve) => {
     let count = 0;
@@ -50,16 +57,28 @@ export async function runCluster(
     cluster.on('listening', onListening);
   });
   cluster.on('exit', (worker, code, signal) => {
-    const uptime = Date.now() - (startedAt.get(worker) ?? 0);
-    startedAt.delete(worker);
+    const since = listeningSince.get(worker);
+    listeningSince.delete(worker);
     if (stopping) return;
-    if (uptime < MIN_UPTIME_MS) {
-      log(`worker ${worker.process.pid} exited at start (${signal ?? code}); stopping`);
+    if (since === undefined) {
+      log(
+        `worker ${worker.process.pid} exited before it could serve (${signal ?? code}); stopping`,
+      );
       stop(1);
       return;
     }
-    log(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
-    fork();
+    // A worker that keeps dying young is replaced ever more slowly, never given up on.
+    const steady = Date.now() - since >= STEADY_UPTIME_MS;
+    restartDelayMs = steady
+      ? FIRST_RESTART_DELAY_MS
+      : Math.min(restartDelayMs * 2, MAX_RESTART_DELAY_MS);
+    const delay = steady ? 0 : restartDelayMs;
+    log(
+      `worker ${worker.process.pid} exited (${signal ?? code}); starting another${delay ? ` in ${delay} ms` : ''}`,
+    );
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, delay);
   });
   for (let n = 0; n < config.workers; n++) fork();
 

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { UsageError } from './errors.ts';
+import { DEFAULT_TIMEOUTS, defaultMaxConnections, openFileLimit } from './http/connections.ts';
 
 /** Everything the process reads from its environment, validated once and then passed down. */
 export interface Config {
@@ -40,6 +41,10 @@ export interface Config {
   readonly maxEventLoopDelayMs: number;
   /** Threads that serialise respondent pages (see page-readers.ts); 0 does it on the main thread. */
   readonly pageThreads: number;
+  /** Client connections at once per process; past it new ones are refused (see connections.ts). */
+  readonly maxConnections: number;
+  /** How long an idle keep-alive connection is kept for its next request. */
+  readonly keepAliveTimeoutMs: number;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/hadir.sqlite';
@@ -112,6 +117,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       60_000,
     ),
     pageThreads: readPageThreads(env, workers),
+    maxConnections: readInteger(
+      env,
+      'MAX_CONNECTIONS',
+      defaultMaxConnections(openFileLimit()),
+      1,
+      Number.MAX_SAFE_INTEGER,
+    ),
+    keepAliveTimeoutMs:
+      readInteger(env, 'KEEP_ALIVE_TIMEOUT_SECONDS', DEFAULT_TIMEOUTS.keepAliveMs / 1000, 1, 3600) *
+      1000,
   });
 }
 

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { AggregatorRegistry } from 'prom-client';
 import { buildApp } from './app.ts';
 import { systemClock } from './clock.ts';
@@ -29,6 +29,7 @@ export interface RunningServer {
  */
 export async function startServer(config: Config): Promise<RunningServer> {
   const { logger, accessLogger } = createLoggers(config.logLevel);
+  const stopGuarding = keepServingThroughFaults(logger);
   // Both stop the start with a clear message in production when their settings are missing.
   const secrets = loadServerSecrets(secretsFromConfig(config), config.production);
   const mailer = createMailer(config, logger);
@@ -84,9 +85,28 @@ export async function startServer(config: Config): Promise<RunningServer> {
         await readStore?.close();
         redis?.disconnect();
         mailer.close();
+        stopGuarding();
       })();
       return closing;
     },
+  };
+}
+
+/**
+ * A serving process logs an unexpected exception (a throwing timer or callback, an unhandled
+ * rejection) with its context and keeps serving: one fault must not drop every connection of the
+ * process, nor, with WORKERS=1, the whole service. Returns what removes the guard.
+ */
+function keepServingThroughFaults(logger: FastifyBaseLogger): () => void {
+  const onException = (error: Error, origin: string) =>
+    logger.error({ err: error, origin }, 'unexpected exception; the server keeps serving');
+  const onRejection = (reason: unknown) =>
+    logger.error({ err: reason }, 'unhandled promise rejection; the server keeps serving');
+  process.on('uncaughtException', onException);
+  process.on('unhandledRejection', onRejection);
+  return () => {
+    process.off('uncaughtException', onException);
+    process.off('unhandledRejection', onRejection);
   };
 }
 

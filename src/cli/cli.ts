@@ -44,8 +44,11 @@ interface Context {
 interface Command {
   usage: string;
   options: NonNullable<ParseArgsConfig['options']>;
-  /** `serve` and `demo` return once listening; their open server keeps the process running. */
-  run(context: Context): Promise<Output>;
+  /**
+   * `serve` and `demo` return once listening; their open server keeps the process running. A
+   * command with nothing to print (a cluster worker, whose primary speaks for it) returns nothing.
+   */
+  run(context: Context): Promise<Output | undefined>;
 }
 
 const serveOptions = {
@@ -146,7 +149,7 @@ const COMMANDS: Record<string, Command> = {
       const { startServer, stopOnSignals } = await import('../main.ts');
       const server = await startServer(config);
       stopOnSignals(server);
-      if (cluster.isWorker) return { json: { url: server.url, worker: process.pid }, text: '' };
+      if (cluster.isWorker) return undefined;
       return {
         json: { url: server.url, metricsUrl: server.metricsUrl ?? null },
         text: `Hadir listening on ${server.url}${server.metricsUrl ? `; metrics on ${server.metricsUrl}` : ''}`,

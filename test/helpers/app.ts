@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import type { Engine, Store } from '../../src/db/connect.ts';
+import type { ConnectionTimeouts } from '../../src/http/connections.ts';
 import type { Metrics } from '../../src/http/metrics.ts';
 import { createLoggers } from '../../src/logger.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
@@ -98,6 +99,8 @@ export async function startTestApp(
     maxEventLoopDelayMs?: number;
     overloadSampleIntervalMs?: number;
     pageThreads?: number;
+    connectionTimeouts?: Partial<ConnectionTimeouts>;
+    maxConnections?: number;
   } = {},
 ): Promise<TestApp> {
   const store =
@@ -127,7 +130,9 @@ export async function startTestApp(
         : {}),
       ...(options.maxEventLoopDelayMs ? { maxEventLoopDelayMs: options.maxEventLoopDelayMs } : {}),
       ...(options.pageThreads !== undefined ? { pageThreads: options.pageThreads } : {}),
+      ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
     },
+    ...(options.connectionTimeouts ? { connectionTimeouts: options.connectionTimeouts } : {}),
     ...(redis ? { redis } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.overloadSampleIntervalMs

@@ -58,13 +58,26 @@ export function runHadir(
   });
 }
 
-/** Starts a long-running command and resolves once its output matches `ready`. */
+/**
+ * Starts a long-running command and resolves once its output matches `ready`; with
+ * `openFileLimit`, under that many file descriptors (the shell's ulimit).
+ */
 export function startHadir(
   args: string[],
-  options: { databaseUrl?: string; cwd?: string; ready: RegExp; env?: Record<string, string> },
+  options: {
+    databaseUrl?: string;
+    cwd?: string;
+    ready: RegExp;
+    env?: Record<string, string>;
+    openFileLimit?: number;
+  },
 ): Promise<{ child: ChildProcess; output: () => string; match: RegExpMatchArray }> {
+  const [command, commandArgs] =
+    options.openFileLimit === undefined
+      ? [HADIR_BIN, args]
+      : ['sh', ['-c', `ulimit -n ${options.openFileLimit} && exec "$0" "$@"`, HADIR_BIN, ...args]];
   return new Promise((resolve, reject) => {
-    const child = spawn(HADIR_BIN, args, {
+    const child = spawn(command, commandArgs, {
       cwd: options.cwd,
       env: {
         ...process.env,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig, serverPageThreads } from '../../src/config.ts';
+import { defaultMaxConnections, openFileLimit } from '../../src/http/connections.ts';
 
 describe('page threads', () => {
   it('default to one per core, the cores shared among the workers, at most 4', () => {
@@ -21,5 +22,21 @@ describe('page threads', () => {
     expect(loadConfig({ SQLITE_READER_THREADS: '3' }).pageThreads).toBe(3);
     expect(loadConfig({ SQLITE_READER_THREADS: '3', PAGE_THREADS: '1' }).pageThreads).toBe(1);
     expect(() => loadConfig({ SQLITE_READER_THREADS: '17' })).toThrow(/SQLITE_READER_THREADS/);
+  });
+});
+
+describe('connections', () => {
+  it('cap connections below the open-file limit unless MAX_CONNECTIONS says', () => {
+    expect(loadConfig({}).maxConnections).toBe(defaultMaxConnections(openFileLimit()));
+    expect(loadConfig({ MAX_CONNECTIONS: '500' }).maxConnections).toBe(500);
+    expect(() => loadConfig({ MAX_CONNECTIONS: '0' })).toThrow(/MAX_CONNECTIONS/);
+  });
+
+  it('keep idle connections 65 seconds unless KEEP_ALIVE_TIMEOUT_SECONDS says', () => {
+    expect(loadConfig({}).keepAliveTimeoutMs).toBe(65_000);
+    expect(loadConfig({ KEEP_ALIVE_TIMEOUT_SECONDS: '5' }).keepAliveTimeoutMs).toBe(5_000);
+    expect(() => loadConfig({ KEEP_ALIVE_TIMEOUT_SECONDS: 'soon' })).toThrow(
+      /KEEP_ALIVE_TIMEOUT_SECONDS/,
+    );
   });
 });
