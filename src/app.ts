@@ -14,6 +14,7 @@ import {
   DEFAULT_RESPONSE_CACHE_MB,
 } from './config.ts';
 import { parseDatabaseUrl, type Store } from './db/connect.ts';
+import { StoreOutage } from './db/store-outage.ts';
 import { registerReferenceRoutes } from './docs/docs.routes.ts';
 import { registerOpenApi } from './docs/openapi.ts';
 import { ApiError } from './errors.ts';
@@ -32,7 +33,7 @@ import {
   answerHeaders,
   registerErrorHandling,
 } from './http/errors.ts';
-import { registerHealthRoutes } from './http/health.ts';
+import { registerHealthRoutes, storeProbe } from './http/health.ts';
 import { authenticateKey, requireKey } from './http/key-auth.ts';
 import { Metrics } from './http/metrics.ts';
 import { registerOverloadGuard } from './http/overload.ts';
@@ -65,6 +66,8 @@ export interface AppDeps {
         | 'keepAliveTimeoutMs'
       >
     >;
+  /** How often an outage is probed and reported (tests shorten them). */
+  outageTimings?: { probeIntervalMs?: number; reportIntervalMs?: number };
   /** Timeouts of client connections (tests shorten them); DEFAULT_TIMEOUTS when not given. */
   connectionTimeouts?: Partial<ConnectionTimeouts>;
   logger: FastifyBaseLogger;
@@ -160,7 +163,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
   });
-  registerErrorHandling(app);
+  // Followed on the stores the requests use, so an outage is logged once, not per request.
+  const stores = deps.readStore ? [deps.store, deps.readStore] : [deps.store];
+  const outage = new StoreOutage({
+    probe: storeProbe(stores),
+    logger: deps.logger,
+    ...deps.outageTimings,
+  });
+  app.addHook('onClose', async () => outage.close());
+  registerErrorHandling(app, outage);
   await registerOpenApi(app);
 
   const metrics = deps.metrics ?? new Metrics();
@@ -258,6 +269,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   registerReferenceRoutes(app, DATA_PREFIX);
-  registerHealthRoutes(app, deps.store, deps.redis);
+  registerHealthRoutes(app, storeProbe(stores), outage, deps.redis);
   return app;
 }

@@ -1,8 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import type { Config } from './config.ts';
-import { openStore } from './db/connect.ts';
-import { migrateToLatest } from './db/migrate.ts';
+import { migrateDatabase } from './db/migrate.ts';
 import { serveMetrics } from './http/metrics-server.ts';
 import { SHUTDOWN_GRACE_MS } from './main.ts';
 
@@ -26,12 +25,7 @@ export async function runCluster(
   config: Config,
   log: (line: string) => void,
 ): Promise<RunningCluster> {
-  const store = openStore(config.databaseUrl);
-  try {
-    await migrateToLatest(store);
-  } finally {
-    await store.close();
-  }
+  await migrateDatabase(config.databaseUrl);
 
   let stopping = false;
   // When each worker began listening; one that never did died of its configuration, not a fault.

@@ -5,7 +5,7 @@ import { buildApp } from './app.ts';
 import { systemClock } from './clock.ts';
 import { type Config, secretsFromConfig } from './config.ts';
 import { openStore, type Store } from './db/connect.ts';
-import { migrateToLatest } from './db/migrate.ts';
+import { migrateDatabase, migrateToLatest } from './db/migrate.ts';
 import { Metrics } from './http/metrics.ts';
 import { serveMetrics } from './http/metrics-server.ts';
 import { createLoggers } from './logger.ts';
@@ -35,7 +35,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const mailer = createMailer(config, logger);
   const onIdleError = (error: Error) =>
     logger.warn({ err: error }, 'idle database connection failed');
+  await migrateDatabase(config.databaseUrl);
   const store = openStore(config.databaseUrl, { onIdleError });
+  // Nothing left to do but for a private in-memory store, which only this connection sees.
   await migrateToLatest(store);
   const readStore = config.databaseReadUrl
     ? openStore(config.databaseReadUrl, { onIdleError })

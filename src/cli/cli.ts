@@ -9,7 +9,7 @@ import {
 import { parseInstant } from '../campaigns/instant.ts';
 import { type Clock, systemClock } from '../clock.ts';
 import { type Config, loadConfig, secretsFromConfig } from '../config.ts';
-import { openStore, type Store } from '../db/connect.ts';
+import { COMMAND_TIMEOUTS, openStore, type Store } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { UsageError } from '../errors.ts';
 import { boundServerHeapGrowth } from '../heap-growth.ts';
@@ -57,7 +57,7 @@ const serveOptions = {
 } as const;
 
 async function withStore<T>(config: Config, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = openStore(config.databaseUrl);
+  const store = openStore(config.databaseUrl, { timeouts: COMMAND_TIMEOUTS });
   try {
     await migrateToLatest(store);
     return await work(store);

@@ -48,8 +48,34 @@ export function parseDatabaseUrl(url: string): StoreLocation {
   );
 }
 
-/** The longest any one PostgreSQL statement may run. */
-export const STATEMENT_TIMEOUT_MS = 10_000;
+/**
+ * How long PostgreSQL work may take. `statementMs` is the server's own cancel (statement_timeout);
+ * `queryMs` bounds the wait for an answer on this side, for a server that does not answer at all
+ * (stopped, frozen, cut off), where statement_timeout cannot help; `connectionMs` bounds getting
+ * a connection, new or from a busy pool. 0 means no bound.
+ */
+export interface StoreTimeouts {
+  statementMs: number;
+  queryMs: number;
+  connectionMs: number;
+}
+
+/**
+ * For a serving process: a request waits at most about 10 s for the store (a pool wait, then a
+ * query), then answers 503. A merely slow statement is cancelled by the server first.
+ */
+export const SERVING_TIMEOUTS: StoreTimeouts = {
+  statementMs: 6_000,
+  queryMs: 7_000,
+  connectionMs: 3_000,
+};
+
+/** For operator commands: a large import may run long; an absent server still fails the start. */
+export const COMMAND_TIMEOUTS: StoreTimeouts = {
+  statementMs: 0,
+  queryMs: 0,
+  connectionMs: 10_000,
+};
 
 const PG_INT8 = 20;
 const PG_JSON = 114;
@@ -145,6 +171,8 @@ export interface OpenStoreOptions {
   /** Called with errors of pooled PostgreSQL connections (e.g. the server restarted). */
   onIdleError?: (error: Error) => void;
   poolSize?: number;
+  /** PostgreSQL's bounds; SERVING_TIMEOUTS unless given (see StoreTimeouts). */
+  timeouts?: StoreTimeouts;
 }
 
 /** Opens the store named by a DATABASE_URL. The SQLite file's folder is created when missing. */
@@ -164,16 +192,20 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
     registerChangeStamp(db, changes.stamp);
     return { engine: 'sqlite', url, db, close: () => db.destroy() };
   }
+  const timeouts = options.timeouts ?? SERVING_TIMEOUTS;
   const pool = new pg.Pool({
     Client: NamedStatementClient,
     connectionString: location.connectionString,
     types: pgTypes,
     max: options.poolSize ?? 10,
     // Fail fast when the server is down, so callers answer 503 instead of hanging.
-    connectionTimeoutMillis: 3000,
-    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: timeouts.connectionMs,
+    query_timeout: timeouts.queryMs,
     // No request may hold a connection for long: a runaway query is cancelled by the server.
-    statement_timeout: STATEMENT_TIMEOUT_MS,
+    statement_timeout: timeouts.statementMs,
+    // A peer that vanished without a word is noticed by TCP, not only by the next query.
+    keepAlive: true,
+    idleTimeoutMillis: 30_000,
   });
   const reportConnectionError = (error: Error) => options.onIdleError?.(error);
   pool.on('error', reportConnectionError);

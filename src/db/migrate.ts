@@ -9,7 +9,7 @@ import * as core from '../../migrations/0001-core.ts';
 import * as portal from '../../migrations/0002-portal.ts';
 import * as answersAsText from '../../migrations/0003-answers-as-text.ts';
 import * as lockoutByProof from '../../migrations/0004-lockout-by-proof.ts';
-import type { Engine, Store } from './connect.ts';
+import { COMMAND_TIMEOUTS, type Engine, openStore, type Store } from './connect.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>;
@@ -38,6 +38,19 @@ function providerFor(engine: Engine): MigrationProvider {
 /** Brings the store's schema to the latest version; safe to call on every start. */
 export async function migrateToLatest(store: Store): Promise<void> {
   await migrate(store, (migrator) => migrator.migrateToLatest());
+}
+
+/**
+ * Migrates the database at `url` on a connection of its own, under an operator command's bounds
+ * (a migration may rewrite a large table), and closes it: what a server does before it serves.
+ */
+export async function migrateDatabase(url: string): Promise<void> {
+  const store = openStore(url, { timeouts: COMMAND_TIMEOUTS });
+  try {
+    await migrateToLatest(store);
+  } finally {
+    await store.close();
+  }
 }
 
 /** Brings the store's schema up to the named migration (tests of a later one's upgrade path). */

@@ -4,6 +4,7 @@ const PG_UNAVAILABLE_STATES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now
   '53300', // too_many_connections
+  '57014', // query_canceled: statement_timeout, the server too busy to answer in time
   '08000',
   '08001',
   '08003',
@@ -29,6 +30,8 @@ const SQLITE_UNAVAILABLE_CODES = new Set([
 
 const UNAVAILABLE_MESSAGES = [
   'timeout exceeded when trying to connect',
+  // pg's own query_timeout: the server did not answer at all.
+  'Query read timeout',
   'Connection terminated',
   'Client has encountered a connection error',
   'terminating connection',

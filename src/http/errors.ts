@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStoreUnavailable } from '../db/store-errors.ts';
+import type { StoreOutage } from '../db/store-outage.ts';
 import { ApiError, type ErrorCode, errorBody, statusOf } from '../errors.ts';
 import { CLIENT_CLOSED_REQUEST } from './access-log.ts';
 import { RequestAbandoned } from './overload.ts';
@@ -190,7 +191,7 @@ export function answerClientError(
  * One place that turns any failure into the envelope `{ error: { code, message } }`. Server-side
  * failures get a generic message; their detail goes to the log with the request id.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, outage: StoreOutage): void {
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     const shown = path.length > MAX_ECHOED_PATH ? `${path.slice(0, MAX_ECHOED_PATH)}…` : path;
@@ -198,9 +199,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    if (error instanceof RequestAbandoned) {
-      // Nobody is listening; the abort was already logged and counted (status 499).
-      request.log.info('work abandoned: the client closed the connection');
+    // Nobody is listening: the client left before its answer (a data request's abort is also
+    // in the access log, as 499). Whatever error that surfaced as (Node reports a body cut off
+    // midway as ECONNRESET), it says nothing about the store.
+    if (error instanceof RequestAbandoned || request.raw.socket?.destroyed) {
+      request.log.info('the client closed the connection before its answer; nothing was sent');
       reply.code(CLIENT_CLOSED_REQUEST).send();
       return;
     }
@@ -215,7 +218,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
       return;
     }
     if (isStoreUnavailable(error)) {
-      request.log.warn({ err: error }, 'store unavailable');
+      // Logged as an outage, once, not per request (see StoreOutage).
+      outage.noteUnavailable(error);
       reply
         .header('retry-after', String(STORE_RETRY_AFTER_SECONDS))
         .code(503)

@@ -1,3 +1,4 @@
+import { type AddressInfo, connect } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/db/connect.ts';
@@ -5,6 +6,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { createTestDatabaseUrl, ENGINES } from '../helpers/stores.ts';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
+import { until } from '../helpers/until.ts';
 
 const BASE = '/developer/v1';
 
@@ -33,7 +35,7 @@ describe('an unreachable PostgreSQL store', () => {
     const { rows } = await sql<{ statement_timeout: string }>`SHOW statement_timeout`.execute(
       t.store.db,
     );
-    expect(rows[0]?.statement_timeout).toBe('10s');
+    expect(rows[0]?.statement_timeout).toBe('6s');
   });
 
   it('answers 503 with Retry-After (never 401 or 200) and recovers by itself', async () => {
@@ -121,5 +123,30 @@ describe.each(ENGINES)('failures and the access log on %s', (engine) => {
       (entry) => entry.requestId === response.headers['x-request-id'] && entry.level === 50,
     );
     expect(logged?.msg).toBe('request failed');
+  });
+});
+
+describe('a client that leaves in the middle of its request', () => {
+  it('is logged as such, not as a store outage', async () => {
+    const t = await startTestApp('sqlite');
+    try {
+      await t.app.listen({ host: '127.0.0.1', port: 0 });
+      const socket = connect((t.app.server.address() as AddressInfo).port, '127.0.0.1');
+      await new Promise((resolve) => socket.on('connect', resolve));
+      socket.write(
+        'POST /developer/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+          'Content-Length: 1000\r\n\r\n{"email":',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.destroy();
+      await until(
+        () => t.logs.some((line) => String(line.msg).startsWith('the client closed')),
+        'the abort to be logged',
+      );
+      expect(t.logs.some((line) => String(line.msg).includes('data store'))).toBe(false);
+      expect((await t.get('/readyz')).status).toBe(200);
+    } finally {
+      await t.close();
+    }
   });
 });

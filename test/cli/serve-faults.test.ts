@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { exitOf, startHadir } from '../helpers/cli.ts';
+import { childrenOf, commandOf } from '../helpers/processes.ts';
 import { createTestDatabaseUrl } from '../helpers/stores.ts';
 import { until } from '../helpers/until.ts';
 
@@ -84,15 +84,9 @@ describe('serve under attack and faults', () => {
 
   it('replaces a worker that dies while serving, under WORKERS=2', async () => {
     const server = await serve({ env: { WORKERS: '2' } });
+    // The primary's children that run the CLI (tsx's own helper processes are children too).
     const workers = () =>
-      // The primary's children that run the CLI (tsx's own helper processes are children too).
-      execFileSync('pgrep', ['-P', String(server.child.pid), '-f', 'cli/main'], {
-        encoding: 'utf8',
-      })
-        .trim()
-        .split('\n')
-        .filter(Boolean)
-        .map(Number);
+      childrenOf(server.child.pid as number).filter((pid) => commandOf(pid).includes('cli/main'));
     await until(() => workers().length === 2, 'two workers');
     const [victim] = workers();
     process.kill(victim as number, 'SIGKILL');

@@ -101,6 +101,7 @@ export async function startTestApp(
     pageThreads?: number;
     connectionTimeouts?: Partial<ConnectionTimeouts>;
     maxConnections?: number;
+    outageTimings?: { probeIntervalMs?: number; reportIntervalMs?: number };
   } = {},
 ): Promise<TestApp> {
   const store =
@@ -133,6 +134,7 @@ export async function startTestApp(
       ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
     },
     ...(options.connectionTimeouts ? { connectionTimeouts: options.connectionTimeouts } : {}),
+    ...(options.outageTimings ? { outageTimings: options.outageTimings } : {}),
     ...(redis ? { redis } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.overloadSampleIntervalMs

@@ -12,12 +12,17 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { childrenOf } from './processes.ts';
 
 /** A PostgreSQL server of this machine's binaries, in a temporary folder, on a loopback port. */
 export interface PostgresCluster {
   readonly port: number;
   /** Connection string for one database of the cluster. */
   url(database: string): string;
+  /** Stops (SIGSTOP) the server and every backend: it accepts connections but never answers. */
+  freeze(): void;
+  /** Lets it run again (SIGCONT). */
+  thaw(): void;
   stop(): Promise<void>;
 }
 
@@ -127,9 +132,15 @@ export async function startPostgresCluster(
     () => server.exitCode !== null,
   );
 
+  const signalAll = (signal: NodeJS.Signals) => {
+    const postmaster = server.pid as number;
+    for (const pid of [postmaster, ...childrenOf(postmaster)]) process.kill(pid, signal);
+  };
   return {
     port,
     url,
+    freeze: () => signalAll('SIGSTOP'),
+    thaw: () => signalAll('SIGCONT'),
     async stop() {
       if (server.exitCode === null) {
         server.kill('SIGINT');
