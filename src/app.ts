@@ -42,6 +42,7 @@ import { LocalWindowStore, RedisWindowStore } from './http/rate-limit-stores.ts'
 import { ResponseCache } from './http/response-cache.ts';
 import { strictQuery } from './http/strict-query.ts';
 import { createTurnGate } from './http/turn-gate.ts';
+import { KeyUsage } from './keys/key-usage.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { PORTAL_BODY_LIMIT_BYTES, portalRoutes } from './portal/portal.routes.ts';
 import { createPortalService, type PortalSettings } from './portal/portal.service.ts';
@@ -211,7 +212,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           : {}),
         onShed: () => metrics.shed.inc(),
       });
-      const authenticate = authenticateKey(deps.store.db, deps.clock);
+      const keyUsage = new KeyUsage(deps.store.db, deps.logger);
+      data.addHook('onClose', () => keyUsage.close());
+      const authenticate = authenticateKey(deps.store.db, deps.clock, keyUsage);
       const turnGate = createTurnGate();
       data.addHook('onRequest', async (request) => {
         // Requests read in one turn of the event loop check their keys and campaigns together,

@@ -11,6 +11,7 @@ import { type Clock, systemClock } from '../clock.ts';
 import { type Config, loadConfig, secretsFromConfig } from '../config.ts';
 import { COMMAND_TIMEOUTS, openStore, type Store } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { isStoreFull } from '../db/store-errors.ts';
 import { UsageError } from '../errors.ts';
 import { boundServerHeapGrowth } from '../heap-growth.ts';
 import { importDocument } from '../import/import.service.ts';
@@ -459,6 +460,12 @@ export async function runCli(
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr(`hadir ${found.name}: ${error.message}\n`);
+      return 1;
+    }
+    if (isStoreFull(error)) {
+      io.stderr(
+        `hadir ${found.name}: the disk that holds the database is full, so nothing was written; free some space and run the command again\n`,
+      );
       return 1;
     }
     io.stderr(`hadir ${found.name}: unexpected error: ${(error as Error).message}\n`);

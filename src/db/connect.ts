@@ -3,9 +3,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
+  type Driver,
   Kysely,
   PostgresDialect,
   SqliteDialect,
+  type SqliteDialectConfig,
   type SqliteDatabase as SqliteDialectDatabase,
 } from 'kysely';
 import { LRUCache } from 'lru-cache';
@@ -143,6 +145,30 @@ function countingWrites(
 }
 
 /**
+ * SQLite rolls a transaction back by itself after some errors (a full disk, an I/O error); Kysely
+ * then rolls back again, and that error ('cannot rollback - no transaction is active') would be
+ * thrown in place of the one that says what went wrong. A rollback with no transaction left is
+ * nothing to do.
+ */
+class SqliteDialectKeepingErrors extends SqliteDialect {
+  readonly #database: SqliteDatabase.Database;
+
+  constructor(config: SqliteDialectConfig, database: SqliteDatabase.Database) {
+    super(config);
+    this.#database = database;
+  }
+
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    const rollback = driver.rollbackTransaction.bind(driver);
+    driver.rollbackTransaction = async (connection) => {
+      if (this.#database.inTransaction) await rollback(connection);
+    };
+    return driver;
+  }
+}
+
+/**
  * A pg client that runs the service's prepared queries as named statements: PostgreSQL then parses
  * and plans each once per connection instead of on every request. Other queries run as they come.
  */
@@ -187,7 +213,10 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
     database.pragma('busy_timeout = 5000');
     const changes = sqliteChangeTracking(database);
     const db = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: withStatementCache(database, changes.noteWrite) }),
+      dialect: new SqliteDialectKeepingErrors(
+        { database: withStatementCache(database, changes.noteWrite) },
+        database,
+      ),
     });
     registerChangeStamp(db, changes.stamp);
     return { engine: 'sqlite', url, db, close: () => db.destroy() };

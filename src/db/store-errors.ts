@@ -48,3 +48,17 @@ export function isStoreUnavailable(error: unknown): boolean {
   if (UNAVAILABLE_MESSAGES.some((text) => error.message.includes(text))) return true;
   return error.cause !== undefined && isStoreUnavailable(error.cause);
 }
+
+/** SQLite and PostgreSQL codes, and the system's, for "no space left to write". */
+const FULL_CODES = new Set(['SQLITE_FULL', '53100', 'ENOSPC']);
+
+/**
+ * True when an error means the store has no room to write (a full disk): reads still work, so
+ * this is not an outage, but no write can succeed until space is freed.
+ */
+export function isStoreFull(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && FULL_CODES.has(code)) return true;
+  return error.cause !== undefined && isStoreFull(error.cause);
+}

@@ -2,14 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isStoreUnavailable } from '../db/store-errors.ts';
+import { isStoreFull, isStoreUnavailable } from '../db/store-errors.ts';
 import type { StoreOutage } from '../db/store-outage.ts';
 import { ApiError, type ErrorCode, errorBody, statusOf } from '../errors.ts';
+import { throttledLog } from '../throttled-log.ts';
 import { CLIENT_CLOSED_REQUEST } from './access-log.ts';
 import { RequestAbandoned } from './overload.ts';
 
 /** Seconds a client should wait before retrying while the store is unreachable. */
 export const STORE_RETRY_AFTER_SECONDS = 5;
+
+/** Seconds a client should wait before retrying a write while the store's disk is full. */
+export const STORE_FULL_RETRY_AFTER_SECONDS = 60;
 
 interface ValidationIssue {
   keyword: string;
@@ -192,6 +196,14 @@ export function answerClientError(
  * failures get a generic message; their detail goes to the log with the request id.
  */
 export function registerErrorHandling(app: FastifyInstance, outage: StoreOutage): void {
+  // A full disk fails every write until someone frees space: said once a minute, not per request.
+  let fullCause: unknown;
+  const warnFull = throttledLog(60_000, (heldBack) =>
+    app.log.warn(
+      { cause: String((fullCause as Error)?.message ?? fullCause), heldBack },
+      'the data store cannot write (its disk is full); writes get 503 until space is freed',
+    ),
+  );
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     const shown = path.length > MAX_ECHOED_PATH ? `${path.slice(0, MAX_ECHOED_PATH)}…` : path;
@@ -215,6 +227,17 @@ export function registerErrorHandling(app: FastifyInstance, outage: StoreOutage)
     if (issue) {
       const message = describeValidation(issue, (error as FastifyError).validationContext);
       reply.code(400).send(errorBody('invalid_parameter', message));
+      return;
+    }
+    if (isStoreFull(error)) {
+      fullCause = error;
+      warnFull();
+      reply
+        .header('retry-after', String(STORE_FULL_RETRY_AFTER_SECONDS))
+        .code(503)
+        .send(
+          errorBody('service_unavailable', 'this change cannot be stored right now; retry later'),
+        );
       return;
     }
     if (isStoreUnavailable(error)) {

@@ -4,22 +4,26 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { bearerToken, isWellFormedKey } from '../keys/key-format.ts';
+import type { KeyUsage } from '../keys/key-usage.ts';
 import { type AuthenticatedKey, type KeyVerification, verifyKey } from '../keys/keys.service.ts';
 import { SingleFlight } from '../single-flight.ts';
 
 /**
  * Reads the presented key and records the verdict on the request without rejecting yet: the rate
- * limit runs next and must count failed attempts per client address.
+ * limit runs next and must count failed attempts per client address. A valid key's use is noted
+ * for its holder (see KeyUsage), never written here.
  */
-export function authenticateKey(db: Kysely<Database>, clock: Clock) {
+export function authenticateKey(db: Kysely<Database>, clock: Clock, usage: KeyUsage) {
   // Requests with the same key at the same moment share one lookup (see SingleFlight).
   const lookups = new SingleFlight<KeyVerification>();
   return async function authenticateKeyHook(request: FastifyRequest): Promise<void> {
     const text = bearerToken(request.headers.authorization);
-    request.keyVerification =
+    const verification =
       text === undefined || !isWellFormedKey(text)
         ? await verifyKey(db, text, clock.now())
         : await lookups.run(text, () => verifyKey(db, text, clock.now()));
+    if (verification.kind === 'valid') usage.note(verification.key.id, clock.now());
+    request.keyVerification = verification;
   };
 }
 

@@ -16,7 +16,6 @@ import {
   type KeyScope,
   listKeyRows,
   markReplaced,
-  setLastUsedAt,
   setRevokedAt,
   writeScopes,
 } from './keys.repository.ts';
@@ -25,7 +24,6 @@ export const DAY_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_KEY_LIFETIME_MS = 90 * DAY_MS;
 export const DEFAULT_ROTATION_OVERLAP_MS = DAY_MS;
 export const MAX_ROTATION_OVERLAP_MS = 7 * DAY_MS;
-const LAST_USED_PRECISION_MS = 60_000;
 
 /** A key that passed every check of spec, Authentication rule 5. */
 export interface AuthenticatedKey {
@@ -46,8 +44,9 @@ export type KeyVerification =
   | { kind: 'account_deactivated' };
 
 /**
- * Checks a presented key against the store. Nothing outlives a change to the store (see
- * findKeyByHash): a revocation, rotation, expiry or deactivation decides the very next request.
+ * Checks a presented key against the store, and only reads it: the caller records the use (see
+ * KeyUsage). Nothing outlives a change to the store (see findKeyByHash): a revocation, rotation,
+ * expiry or deactivation decides the very next request.
  */
 export async function verifyKey(
   db: Kysely<Database>,
@@ -61,10 +60,6 @@ export async function verifyKey(
   if (row.revokedAt !== null && row.revokedAt <= now) return { kind: 'revoked' };
   if (row.expiresAt <= now) return { kind: 'expired' };
   if (row.accountDeactivatedAt !== null) return { kind: 'account_deactivated' };
-  // lastUsedAt is shown in the portal; a minute's precision spares the store a write per request.
-  if (row.lastUsedAt === null || row.lastUsedAt + LAST_USED_PRECISION_MS <= now) {
-    await setLastUsedAt(db, row.id, now);
-  }
   return {
     kind: 'valid',
     key: {

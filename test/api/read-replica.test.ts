@@ -58,19 +58,17 @@ describe('DATABASE_READ_URL: data reads from a replica', () => {
       });
       expect(response.statusCode).toBe(200);
       expect(response.json().data[0].fields).toEqual({ nama: 'Ayu' });
-      // The key's last use is a write: it lands on the primary, never on the replica.
-      const used = await primary.db
-        .selectFrom('api_keys')
-        .select('last_used_at')
-        .executeTakeFirst();
-      const untouched = await replica.db
-        .selectFrom('api_keys')
-        .select('last_used_at')
-        .executeTakeFirst();
-      expect(used?.last_used_at).toBe(clock.now());
-      expect(untouched?.last_used_at).toBeNull();
     } finally {
+      // Closing writes the keys' last uses still pending (see KeyUsage).
       await app.close();
     }
+    // The key's last use is a write: it lands on the primary, never on the replica.
+    const used = await primary.db.selectFrom('api_keys').select('last_used_at').executeTakeFirst();
+    const untouched = await replica.db
+      .selectFrom('api_keys')
+      .select('last_used_at')
+      .executeTakeFirst();
+    expect(used?.last_used_at).toBe(clock.now());
+    expect(untouched?.last_used_at).toBeNull();
   });
 });
