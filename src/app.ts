@@ -38,7 +38,11 @@ import { authenticateKey, requireKey } from './http/key-auth.ts';
 import { Metrics } from './http/metrics.ts';
 import { registerOverloadGuard } from './http/overload.ts';
 import { registerRateLimit } from './http/rate-limit.ts';
-import { LocalWindowStore, RedisWindowStore } from './http/rate-limit-stores.ts';
+import {
+  LocalWindowStore,
+  type RateLimitStore,
+  RedisWindowStore,
+} from './http/rate-limit-stores.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { strictQuery } from './http/strict-query.ts';
 import { createTurnGate } from './http/turn-gate.ts';
@@ -76,6 +80,11 @@ export interface AppDeps {
   accessLogger?: FastifyBaseLogger;
   /** Shares rate-limit counters between instances; without it they live in this process. */
   redis?: Redis;
+  /**
+   * Where the rate limit counts, when neither Redis nor this process should (a cluster worker
+   * counts in its primary, see PrimaryWindowStore).
+   */
+  rateLimitStore?: RateLimitStore;
   /** Counters and gauges; a fresh set when not given. */
   metrics?: Metrics;
   /** How often the overload guard samples the event loop (tests shorten it). */
@@ -201,7 +210,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   const rateLimitStore = deps.redis
     ? new RedisWindowStore(deps.redis, deps.clock)
-    : new LocalWindowStore(deps.clock);
+    : (deps.rateLimitStore ?? new LocalWindowStore(deps.clock));
   let lastStoreWarning = Number.NEGATIVE_INFINITY;
   await app.register(
     async (data) => {
@@ -238,7 +247,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           metrics.rateLimitStoreFailures.inc();
           if (deps.clock.now() - lastStoreWarning < 10_000) return;
           lastStoreWarning = deps.clock.now();
-          request.log.warn({ err: error }, 'rate-limit store unreachable; requests let through');
+          request.log.warn(
+            { cause: String((error as Error)?.message ?? error) },
+            'rate-limit store unreachable; requests let through',
+          );
         },
       });
       data.addHook('preValidation', async (request) => {

@@ -1,8 +1,10 @@
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
+import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import { serveMetrics } from './http/metrics-server.ts';
+import { answerWorkersWindows, LocalWindowStore } from './http/rate-limit-stores.ts';
 import { SHUTDOWN_GRACE_MS } from './main.ts';
 
 export interface RunningCluster {
@@ -26,6 +28,8 @@ export async function runCluster(
   log: (line: string) => void,
 ): Promise<RunningCluster> {
   await migrateDatabase(config.databaseUrl);
+  // Without Redis the workers count their rate limits here, so the machine has one budget per key.
+  if (!config.redisUrl) answerWorkersWindows(cluster, new LocalWindowStore(systemClock));
 
   let stopping = false;
   // When each worker began listening; one that never did died of its configuration, not a fault.

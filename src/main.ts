@@ -8,6 +8,7 @@ import { openStore, type Store } from './db/connect.ts';
 import { migrateDatabase, migrateToLatest } from './db/migrate.ts';
 import { Metrics } from './http/metrics.ts';
 import { serveMetrics } from './http/metrics-server.ts';
+import { PrimaryWindowStore } from './http/rate-limit-stores.ts';
 import { createLoggers } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { ADDRESS_ATTEMPTS_PER_MINUTE } from './portal/lockout.ts';
@@ -47,6 +48,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const app = await buildApp({
     ...(readStore ? { readStore } : {}),
     ...(redis ? { redis } : {}),
+    // Workers of one machine count one budget per key, in their primary (without Redis).
+    ...(cluster.isWorker && !redis ? { rateLimitStore: new PrimaryWindowStore() } : {}),
     metrics,
     store,
     clock: systemClock,

@@ -1,3 +1,4 @@
+import type { Worker } from 'node:cluster';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.ts';
@@ -106,5 +107,98 @@ export class RedisWindowStore implements RateLimitStore {
 
   child(): this {
     return this;
+  }
+}
+
+/** A worker's question to the primary about one budget, and the primary's answer. */
+interface WindowAsk {
+  hadirWindow: { id: number; op: 'incr' | 'read'; budget: string; timeWindow: number };
+}
+interface WindowAnswer {
+  hadirWindowAnswer: { id: number; current: number; ttl: number };
+}
+
+function isWindowAsk(message: unknown): message is WindowAsk {
+  return typeof message === 'object' && message !== null && 'hadirWindow' in message;
+}
+
+function isWindowAnswer(message: unknown): message is WindowAnswer {
+  return typeof message === 'object' && message !== null && 'hadirWindowAnswer' in message;
+}
+
+/** How long a worker waits for the primary before letting the request through uncounted. */
+const PRIMARY_ANSWER_TIMEOUT_MS = 1_000;
+
+/**
+ * The windows of the workers of one machine (WORKERS=N without Redis), held by the primary
+ * process: each worker asks it over the cluster's IPC channel, so the machine counts one budget
+ * per key, as a single process would. Installed by the primary, with the windows it holds.
+ */
+export function answerWorkersWindows(
+  workers: { on(event: 'message', listener: (worker: Worker, message: unknown) => void): unknown },
+  windows: RateLimitStore,
+): void {
+  workers.on('message', (worker, message) => {
+    if (!isWindowAsk(message)) return;
+    const { id, op, budget, timeWindow } = message.hadirWindow;
+    windows[op](
+      budget,
+      (_error, state) => {
+        if (!worker.isConnected()) return;
+        const answer: WindowAnswer = {
+          hadirWindowAnswer: { id, current: state?.current ?? 0, ttl: state?.ttl ?? 0 },
+        };
+        worker.send(answer);
+      },
+      timeWindow,
+    );
+  });
+}
+
+/**
+ * A worker's side of the windows the primary holds (see answerWorkersWindows). When the primary
+ * does not answer in time the call fails, and the rate limit lets the request through (as with
+ * Redis down) and reports it.
+ */
+export class PrimaryWindowStore implements RateLimitStore {
+  readonly #channel: NodeJS.Process;
+  readonly #waiting = new Map<number, { callback: StoreCallback; timer: NodeJS.Timeout }>();
+  #nextId = 0;
+
+  constructor(channel: NodeJS.Process = process) {
+    this.#channel = channel;
+    channel.on('message', (message: unknown) => {
+      if (!isWindowAnswer(message)) return;
+      const { id, current, ttl } = message.hadirWindowAnswer;
+      const waiting = this.#waiting.get(id);
+      if (!waiting) return;
+      this.#waiting.delete(id);
+      clearTimeout(waiting.timer);
+      waiting.callback(null, { current, ttl });
+    });
+  }
+
+  incr(budget: string, callback: StoreCallback, timeWindow: number): void {
+    this.#ask('incr', budget, callback, timeWindow);
+  }
+
+  read(budget: string, callback: StoreCallback, timeWindow: number): void {
+    this.#ask('read', budget, callback, timeWindow);
+  }
+
+  child(): this {
+    return this;
+  }
+
+  #ask(op: 'incr' | 'read', budget: string, callback: StoreCallback, timeWindow: number): void {
+    const id = this.#nextId++;
+    const timer = setTimeout(() => {
+      this.#waiting.delete(id);
+      callback(new Error('the primary process did not answer for the rate limit'));
+    }, PRIMARY_ANSWER_TIMEOUT_MS);
+    timer.unref();
+    this.#waiting.set(id, { callback, timer });
+    const ask: WindowAsk = { hadirWindow: { id, op, budget, timeWindow } };
+    this.#channel.send?.(ask);
   }
 }
