@@ -127,9 +127,6 @@ async function seedRespondents(store: Store, index: number): Promise<void> {
         submitted_at: submittedAt,
         attendance_status: pick(random, STATUSES),
         answers: JSON.stringify(answersFor(random, n)),
-        ip_address: `10.${random(256)}.${random(256)}.${random(256)}`,
-        token: randomUUID(),
-        guest_token: null,
       });
     }
     await store.db.transaction().execute((trx) => upsertRespondents(trx, rows));

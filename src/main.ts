@@ -32,12 +32,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const { logger, accessLogger } = createLoggers(config.logLevel);
   const stopGuarding = keepServingThroughFaults(logger);
   // Both stop the start with a clear message in production when their settings are missing.
-  const secrets = loadServerSecrets(secretsFromConfig(config), config.production);
+  const warn = (message: string) => logger.warn(message);
+  const secrets = loadServerSecrets(secretsFromConfig(config), config.production, undefined, warn);
   const mailer = createMailer(config, logger);
   const onIdleError = (error: Error) =>
     logger.warn({ err: error }, 'idle database connection failed');
-  await migrateDatabase(config.databaseUrl);
-  const store = openStore(config.databaseUrl, { onIdleError });
+  await migrateDatabase(config.databaseUrl, { onWarning: warn });
+  const store = openStore(config.databaseUrl, { onIdleError, onWarning: warn });
   // Nothing left to do but for a private in-memory store, which only this connection sees.
   await migrateToLatest(store);
   const readStore = config.databaseReadUrl

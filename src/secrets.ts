@@ -1,7 +1,8 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from './errors.ts';
+import { securePrivateFile, securePrivateFolder, type Warn } from './file-modes.ts';
 
 /** Server-side secrets: never sent anywhere, never logged. */
 export interface ServerSecrets {
@@ -35,12 +36,14 @@ function parseHex(name: string, value: string): Buffer {
 
 /**
  * Secrets from the environment. In development a missing one is generated once and kept in
- * ./data/secrets.json (mode 0600); in production a missing one stops the start.
+ * ./data/secrets.json (mode 0600, in a 0700 folder; a looser one is tightened, with a warning);
+ * in production a missing one stops the start.
  */
 export function loadServerSecrets(
   fromEnv: Partial<Record<SecretName, string>>,
   production: boolean,
   file = DEVELOPMENT_SECRETS_FILE,
+  warn: Warn = (message) => process.emitWarning(message),
 ): ServerSecrets {
   const missing = (Object.keys(NAMES) as SecretName[]).filter((name) => !fromEnv[name]);
   if (missing.length > 0 && production) {
@@ -50,6 +53,8 @@ export function loadServerSecrets(
   }
   let stored: Partial<Record<SecretName, string>> = {};
   if (missing.length > 0) {
+    securePrivateFolder(dirname(file), warn);
+    securePrivateFile(file, warn);
     if (existsSync(file)) stored = JSON.parse(readFileSync(file, 'utf8'));
     let changed = false;
     for (const name of missing) {
@@ -59,7 +64,6 @@ export function loadServerSecrets(
       }
     }
     if (changed) {
-      mkdirSync(dirname(file), { recursive: true });
       writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
       chmodSync(file, 0o600);
     }

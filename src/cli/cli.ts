@@ -57,14 +57,22 @@ const serveOptions = {
   port: { type: 'string' },
 } as const;
 
-async function withStore<T>(config: Config, work: (store: Store) => Promise<T>): Promise<T> {
-  const store = openStore(config.databaseUrl, { timeouts: COMMAND_TIMEOUTS });
+async function withStore<T>(context: Context, work: (store: Store) => Promise<T>): Promise<T> {
+  const store = openStore(context.config.databaseUrl, {
+    timeouts: COMMAND_TIMEOUTS,
+    onWarning: warnOn(context.io),
+  });
   try {
     await migrateToLatest(store);
     return await work(store);
   } finally {
     await store.close();
   }
+}
+
+/** A warning for the operator, on standard error (never in a --json answer). */
+function warnOn(io: CliIo): (message: string) => void {
+  return (message) => io.stderr(`hadir: warning: ${message}\n`);
 }
 
 function required(context: Context, name: string): string {
@@ -174,14 +182,19 @@ const COMMANDS: Record<string, Command> = {
     async run(context) {
       const source = onePositional(context, 'FILE (or - for standard input)');
       const document = parseImportDocument(readImportSource(source));
-      const counts = await withStore(context.config, (store) =>
+      const counts = await withStore(context, (store) =>
         importDocument(store, context.clock, document),
       );
+      const { ipAddress, token, guestToken } = counts.dropped;
+      const dropped =
+        ipAddress + token + guestToken === 0
+          ? ''
+          : `\ndropped ${ipAddress} ipAddress, ${token} token and ${guestToken} guestToken values: they are never served, so they are not kept`;
       return {
         json: counts,
         text:
           `imported ${counts.campaigns.upserted} campaigns (${counts.campaigns.deleted} deleted) and ` +
-          `${counts.respondents.upserted} respondents (${counts.respondents.deleted} deleted)`,
+          `${counts.respondents.upserted} respondents (${counts.respondents.deleted} deleted)${dropped}`,
       };
     },
   },
@@ -195,7 +208,7 @@ const COMMANDS: Record<string, Command> = {
     },
     async run(context) {
       const password = context.values.password;
-      const account = await withStore(context.config, (store) =>
+      const account = await withStore(context, (store) =>
         createAccount(store, context.clock, {
           email: required(context, 'email'),
           ...(typeof password === 'string' ? { password } : {}),
@@ -217,7 +230,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'accounts deactivate --email E',
     options: { email: { type: 'string' } },
     async run(context) {
-      const result = await withStore(context.config, (store) =>
+      const result = await withStore(context, (store) =>
         setAccountActive(store, context.clock, required(context, 'email'), false),
       );
       return {
@@ -231,7 +244,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'accounts reactivate --email E',
     options: { email: { type: 'string' } },
     async run(context) {
-      const result = await withStore(context.config, (store) =>
+      const result = await withStore(context, (store) =>
         setAccountActive(store, context.clock, required(context, 'email'), true),
       );
       return { json: result, text: `reactivated ${result.email}` };
@@ -242,7 +255,7 @@ const COMMANDS: Record<string, Command> = {
     usage: 'accounts unlock --email E',
     options: { email: { type: 'string' } },
     async run(context) {
-      const result = await withStore(context.config, (store) =>
+      const result = await withStore(context, (store) =>
         unlockAccountByEmail(store, context.clock, required(context, 'email')),
       );
       return { json: result, text: `unlocked ${result.email}` };
@@ -265,10 +278,14 @@ const COMMANDS: Record<string, Command> = {
       const name = context.values.name;
       const sealFor =
         context.values['reveal-in-portal'] === true
-          ? loadServerSecrets(secretsFromConfig(context.config), context.config.production)
-              .keySealKey
+          ? loadServerSecrets(
+              secretsFromConfig(context.config),
+              context.config.production,
+              undefined,
+              warnOn(context.io),
+            ).keySealKey
           : undefined;
-      const issued = await withStore(context.config, (store) =>
+      const issued = await withStore(context, (store) =>
         issueKey(store, context.clock, {
           accountEmail: required(context, 'account'),
           scopes: parseScopeOptions(listOption(context, 'scope')),
@@ -300,7 +317,7 @@ const COMMANDS: Record<string, Command> = {
     options: { scope: { type: 'string', multiple: true } },
     async run(context) {
       const keyId = onePositional(context, 'KEY_ID');
-      const result = await withStore(context.config, (store) =>
+      const result = await withStore(context, (store) =>
         replaceKeyScope(
           store,
           context.clock,
@@ -323,9 +340,7 @@ const COMMANDS: Record<string, Command> = {
     options: {},
     async run(context) {
       const keyId = onePositional(context, 'KEY_ID');
-      const result = await withStore(context.config, (store) =>
-        revokeKey(store, context.clock, keyId),
-      );
+      const result = await withStore(context, (store) => revokeKey(store, context.clock, keyId));
       return { json: result, text: `revoked key ${keyId}` };
     },
   },
@@ -338,7 +353,7 @@ const COMMANDS: Record<string, Command> = {
       const overlap = context.values.overlap;
       const overlapMs =
         typeof overlap === 'string' ? parseDuration(overlap, '--overlap') : undefined;
-      const rotated = await withStore(context.config, (store) =>
+      const rotated = await withStore(context, (store) =>
         rotateKey(store, context.clock, keyId, overlapMs),
       );
       return {
@@ -358,7 +373,7 @@ const COMMANDS: Record<string, Command> = {
     options: { account: { type: 'string' } },
     async run(context) {
       const account = context.values.account;
-      const keys = await withStore(context.config, (store) =>
+      const keys = await withStore(context, (store) =>
         listKeys(store, context.clock, typeof account === 'string' ? account : undefined),
       );
       const text = keys

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
@@ -13,6 +12,12 @@ import {
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import { UsageError } from '../errors.ts';
+import {
+  createPrivateFile,
+  securePrivateFile,
+  securePrivateFolder,
+  type Warn,
+} from '../file-modes.ts';
 import { registerChangeStamp, sqliteChangeTracking } from './change-stamp.ts';
 import { PREPARED_TEXTS, SINGLE_COLUMN_TEXTS } from './prepared-query.ts';
 import type { Database } from './schema.ts';
@@ -196,16 +201,27 @@ class NamedStatementClient extends pg.Client {
 export interface OpenStoreOptions {
   /** Called with errors of pooled PostgreSQL connections (e.g. the server restarted). */
   onIdleError?: (error: Error) => void;
+  /** Told when a SQLite file or its folder had to be made private (Node's warning otherwise). */
+  onWarning?: Warn;
   poolSize?: number;
   /** PostgreSQL's bounds; SERVING_TIMEOUTS unless given (see StoreTimeouts). */
   timeouts?: StoreTimeouts;
 }
 
-/** Opens the store named by a DATABASE_URL. The SQLite file's folder is created when missing. */
+/**
+ * Opens the store named by a DATABASE_URL. A SQLite database and its folder are private to this
+ * user (see file-modes.ts): created so, or tightened with a warning.
+ */
 export function openStore(url: string, options: OpenStoreOptions = {}): Store {
   const location = parseDatabaseUrl(url);
   if (location.engine === 'sqlite') {
-    if (location.path !== ':memory:') mkdirSync(dirname(location.path), { recursive: true });
+    if (location.path !== ':memory:') {
+      const warn = options.onWarning ?? ((message: string) => process.emitWarning(message));
+      securePrivateFolder(dirname(location.path), warn);
+      for (const suffix of ['', '-wal', '-shm'])
+        securePrivateFile(`${location.path}${suffix}`, warn);
+      createPrivateFile(location.path);
+    }
     const database = new SqliteDatabase(location.path);
     database.pragma('journal_mode = WAL');
     database.pragma('synchronous = NORMAL');

@@ -9,7 +9,14 @@ import * as core from '../../migrations/0001-core.ts';
 import * as portal from '../../migrations/0002-portal.ts';
 import * as answersAsText from '../../migrations/0003-answers-as-text.ts';
 import * as lockoutByProof from '../../migrations/0004-lockout-by-proof.ts';
-import { COMMAND_TIMEOUTS, type Engine, openStore, type Store } from './connect.ts';
+import * as dropNeverServed from '../../migrations/0005-drop-never-served.ts';
+import {
+  COMMAND_TIMEOUTS,
+  type Engine,
+  type OpenStoreOptions,
+  openStore,
+  type Store,
+} from './connect.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>;
@@ -21,6 +28,7 @@ const MIGRATIONS = {
   '0002-portal': portal,
   '0003-answers-as-text': answersAsText,
   '0004-lockout-by-proof': lockoutByProof,
+  '0005-drop-never-served': dropNeverServed,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {
@@ -44,8 +52,11 @@ export async function migrateToLatest(store: Store): Promise<void> {
  * Migrates the database at `url` on a connection of its own, under an operator command's bounds
  * (a migration may rewrite a large table), and closes it: what a server does before it serves.
  */
-export async function migrateDatabase(url: string): Promise<void> {
-  const store = openStore(url, { timeouts: COMMAND_TIMEOUTS });
+export async function migrateDatabase(
+  url: string,
+  options: Pick<OpenStoreOptions, 'onWarning'> = {},
+): Promise<void> {
+  const store = openStore(url, { ...options, timeouts: COMMAND_TIMEOUTS });
   try {
     await migrateToLatest(store);
   } finally {

@@ -82,10 +82,6 @@ export interface RespondentsTable {
   submitted_at: number;
   attendance_status: AttendanceStatus;
   answers: string;
-  /** Secret columns: kept for the platform, never selected by the data API. */
-  ip_address: string | null;
-  token: string | null;
-  guest_token: string | null;
 }
 
 /** Per (campaign, single-choice field, value) answer counts, maintained by triggers. */

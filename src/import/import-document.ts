@@ -1,4 +1,4 @@
-import { normalizeAnswer } from '../campaigns/field-projection.ts';
+import { normalizeAnswer, SECRET_FIELD_KEYS } from '../campaigns/field-projection.ts';
 import { parseInstant } from '../campaigns/instant.ts';
 import {
   ATTENDANCE_STATUSES,
@@ -37,16 +37,22 @@ export type RespondentEntry =
       attendanceStatus: AttendanceStatus;
       /** Answers as served: blanks dropped, numbers and booleans as strings (JSON text). */
       answers: string;
-      ipAddress: string | null;
-      token: string | null;
-      guestToken: string | null;
     }
   | { kind: 'delete'; id: string };
+
+/**
+ * Values the platform's export carries that the service never serves (spec, Respondent): the
+ * import drops them before anything is written, as record properties or as answers, and says
+ * how many. A value never served is never kept.
+ */
+export type NeverServed = 'ipAddress' | 'token' | 'guestToken';
+export type DroppedValues = Record<NeverServed, number>;
 
 /** A document that passed every check that needs no database. */
 export interface ImportDocument {
   campaigns: CampaignEntry[];
   respondents: RespondentEntry[];
+  dropped: DroppedValues;
 }
 
 const MAX_REPORTED_PROBLEMS = 20;
@@ -209,7 +215,12 @@ function parseCampaign(
   return { kind: 'upsert', id, slug, title, eventDate, location, ...(fields ? { fields } : {}) };
 }
 
-function parseAnswers(problems: Problems, where: string, value: unknown): string {
+function parseAnswers(
+  problems: Problems,
+  where: string,
+  value: unknown,
+  dropped: DroppedValues,
+): string {
   if (value === undefined || value === null) return '{}';
   if (!isObject(value)) {
     problems.add(where, `'answers' must be an object of field key to value`);
@@ -217,6 +228,10 @@ function parseAnswers(problems: Problems, where: string, value: unknown): string
   }
   const served: Array<[string, string | string[]]> = [];
   for (const [key, answer] of Object.entries(value)) {
+    if (SECRET_FIELD_KEYS.has(key)) {
+      if (answer !== null && answer !== undefined) dropped[key as NeverServed] += 1;
+      continue;
+    }
     const scalar = (item: unknown) =>
       item === null || ['string', 'number', 'boolean'].includes(typeof item);
     const valid = scalar(answer) || (Array.isArray(answer) && answer.every(scalar));
@@ -238,6 +253,7 @@ function parseRespondent(
   problems: Problems,
   record: unknown,
   index: number,
+  dropped: DroppedValues,
 ): RespondentEntry | undefined {
   const where = label('respondents', index, record);
   if (!isObject(record)) return void problems.add(where, 'must be an object');
@@ -263,16 +279,17 @@ function parseRespondent(
       `'attendanceStatus' must be one of ${ATTENDANCE_STATUSES.join(', ')}, got ${JSON.stringify(status)}`,
     );
   }
+  // Checked like the rest of the record, then dropped: never stored, never served.
+  for (const key of ['ipAddress', 'token', 'guestToken'] as const) {
+    if (optionalString(problems, where, record, key) !== null) dropped[key] += 1;
+  }
   return {
     kind: 'upsert',
     id,
     campaignId,
     submittedAt,
     attendanceStatus: status as AttendanceStatus,
-    answers: parseAnswers(problems, where, record.answers),
-    ipAddress: optionalString(problems, where, record, 'ipAddress'),
-    token: optionalString(problems, where, record, 'token'),
-    guestToken: optionalString(problems, where, record, 'guestToken'),
+    answers: parseAnswers(problems, where, record.answers, dropped),
   };
 }
 
@@ -316,10 +333,13 @@ export function parseImportDocument(raw: unknown): ImportDocument {
   }
   const document = raw as Json;
   checkKeys(problems, 'document', document, ['campaigns', 'respondents']);
+  const dropped: DroppedValues = { ipAddress: 0, token: 0, guestToken: 0 };
   const campaigns = parseList(problems, document, 'campaigns', parseCampaign);
-  const respondents = parseList(problems, document, 'respondents', parseRespondent);
+  const respondents = parseList(problems, document, 'respondents', (list, record, index) =>
+    parseRespondent(list, record, index, dropped),
+  );
   problems.throwIfAny();
-  return { campaigns, respondents };
+  return { campaigns, respondents, dropped };
 }
 
 /** Throws the same kind of report for problems found against the database. */

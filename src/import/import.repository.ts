@@ -123,9 +123,6 @@ export async function upsertRespondents(
           submitted_at: eb.ref('excluded.submitted_at'),
           attendance_status: eb.ref('excluded.attendance_status'),
           answers: eb.ref('excluded.answers'),
-          ip_address: eb.ref('excluded.ip_address'),
-          token: eb.ref('excluded.token'),
-          guest_token: eb.ref('excluded.guest_token'),
         })),
       )
       .execute();

@@ -9,12 +9,14 @@ import {
   upsertCampaign,
   upsertRespondents,
 } from './import.repository.ts';
-import type { ImportDocument } from './import-document.ts';
+import type { DroppedValues, ImportDocument } from './import-document.ts';
 import { rejectImport } from './import-document.ts';
 
 export interface ImportCounts {
   campaigns: { upserted: number; deleted: number };
   respondents: { upserted: number; deleted: number };
+  /** Never-served values left out (see NeverServed). */
+  dropped: DroppedValues;
 }
 
 /**
@@ -72,9 +74,6 @@ export async function importDocument(
         submitted_at: entry.submittedAt,
         attendance_status: entry.attendanceStatus,
         answers: entry.answers,
-        ip_address: entry.ipAddress,
-        token: entry.token,
-        guest_token: entry.guestToken,
       })),
     );
     const deletedRespondents = await deleteRespondents(
@@ -85,6 +84,7 @@ export async function importDocument(
     const counts: ImportCounts = {
       campaigns: { upserted: upsertedCampaigns.size, deleted: deletedCampaignCount },
       respondents: { upserted: respondents.length, deleted: deletedRespondents },
+      dropped: document.dropped,
     };
     await recordAudit(trx, { actor: 'operator', action: 'import', details: counts }, now);
     return counts;

@@ -1,8 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import { UsageError } from '../errors.ts';
+import { securePrivateFolder } from '../file-modes.ts';
 
 export interface MailMessage {
   to: string;
@@ -43,7 +44,7 @@ export function createOutboxMailer(folder: string, from: string, logger: Logger)
   return {
     async send(message) {
       const info = await transport.sendMail({ from, ...message });
-      mkdirSync(folder, { recursive: true });
+      securePrivateFolder(folder, (warning) => logger.warn(warning));
       sequence += 1;
       const file = join(folder, `${new Date().toISOString().replaceAll(':', '-')}-${sequence}.eml`);
       writeFileSync(file, info.message as Buffer, { mode: 0o600 });

@@ -64,7 +64,27 @@ describe('parseImportDocument', () => {
     expect(document).toEqual({
       campaigns: [{ kind: 'delete', id: 'c' }],
       respondents: [{ kind: 'delete', id: 'r' }],
+      dropped: { ipAddress: 0, token: 0, guestToken: 0 },
     });
+  });
+
+  it('drops ipAddress, token and guestToken, as properties or answers, and counts them', () => {
+    const document = parseImportDocument({
+      respondents: [
+        {
+          ...respondent,
+          ipAddress: '198.51.100.7',
+          token: 'tok-secret',
+          guestToken: null,
+          answers: { menu: 'Sate', guestToken: 'guest-secret', token: '' },
+        },
+        { ...respondent, id: 'r2', ipAddress: '198.51.100.8' },
+      ],
+    });
+    expect(document.dropped).toEqual({ ipAddress: 2, token: 2, guestToken: 1 });
+    expect(JSON.stringify(document)).not.toMatch(/198\.51|tok-secret|guest-secret/);
+    const [entry] = document.respondents;
+    expect(entry?.kind === 'upsert' && JSON.parse(entry.answers)).toEqual({ menu: 'Sate' });
   });
 
   it.each([
