@@ -112,12 +112,38 @@ function checkKeys(problems: Problems, where: string, record: Json, allowed: rea
   }
 }
 
+/**
+ * Why a text cannot be stored as it is on both engines, or undefined when it can. SQLite keeps
+ * either of these; PostgreSQL refuses them, so a document is checked the same way for both.
+ */
+function textProblem(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'holds a NUL character (U+0000), which cannot be stored';
+  if (!text.isWellFormed()) return 'is not valid Unicode (it holds an unpaired surrogate)';
+  return undefined;
+}
+
+/** Adds a problem when `text` cannot be stored (see textProblem); true when it can. */
+function checkText(problems: Problems, where: string, what: string, text: string): boolean {
+  const problem = textProblem(text);
+  if (problem) problems.add(where, `${what} ${problem}`);
+  return problem === undefined;
+}
+
 function requireString(problems: Problems, where: string, record: Json, key: string): string {
   const value = record[key];
-  if (typeof value === 'string' && value.trim() !== '') return value;
+  if (typeof value === 'string' && value.trim() !== '') {
+    checkText(problems, where, `'${key}'`, value);
+    return value;
+  }
   problems.add(where, `'${key}' must be a non-empty string`);
   return '';
 }
+
+/**
+ * A field key as an operator names it in `--scope ID=key1,key2`: 1 to 128 characters, no comma
+ * (the list's separator) and no control character.
+ */
+const FIELD_KEY = /^[^,\p{Cc}]{1,128}$/u;
 
 function optionalString(
   problems: Problems,
@@ -127,7 +153,10 @@ function optionalString(
 ): string | null {
   const value = record[key];
   if (value === undefined || value === null) return null;
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') {
+    checkText(problems, where, `'${key}'`, value);
+    return value;
+  }
   problems.add(where, `'${key}' must be a string or null`);
   return null;
 }
@@ -171,6 +200,12 @@ function parseFields(
     }
     checkKeys(problems, at, field, ['key', 'label', 'type']);
     const key = requireString(problems, at, field, 'key');
+    if (key !== '' && !FIELD_KEY.test(key)) {
+      problems.add(
+        at,
+        `'key' must be 1 to 128 characters without commas or control characters, got ${shown(key)}`,
+      );
+    }
     const type = field.type;
     if (!FIELD_TYPES.includes(type as FieldType)) {
       problems.add(
@@ -181,6 +216,7 @@ function parseFields(
     if (seen.has(key)) problems.add(at, `field key '${key}' appears twice`);
     seen.add(key);
     const fieldLabel = typeof field.label === 'string' ? field.label : key;
+    checkText(problems, at, `'label'`, fieldLabel);
     fields.push({ key, label: fieldLabel, type: type as FieldType });
   });
   return fields;
@@ -242,6 +278,11 @@ function parseAnswers(
       );
       continue;
     }
+    if (!checkText(problems, where, `answer key ${shown(key)}`, key)) continue;
+    const texts = (Array.isArray(answer) ? answer : [answer]).filter(
+      (item): item is string => typeof item === 'string',
+    );
+    if (!texts.every((text) => checkText(problems, where, `answer '${key}'`, text))) continue;
     const normalized = normalizeAnswer(answer);
     if (normalized !== undefined) served.push([key, normalized]);
   }

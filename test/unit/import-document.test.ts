@@ -153,6 +153,34 @@ describe('parseImportDocument', () => {
       "respondents[0] (id r): 'deleted' must be true or false",
     ],
     [[], 'document: must be a JSON object'],
+    [
+      { campaigns: [{ ...campaign, title: 'Gala\u0000' }] },
+      "campaigns[0] (id c): 'title' holds a NUL character (U+0000), which cannot be stored",
+    ],
+    [
+      { campaigns: [{ ...campaign, location: 'Bogor \ud800' }] },
+      "campaigns[0] (id c): 'location' is not valid Unicode (it holds an unpaired surrogate)",
+    ],
+    [
+      { campaigns: [{ ...campaign, fields: [{ key: 'a,b', label: 'A', type: 'TEXT' }] }] },
+      "campaigns[0] (id c) fields[0]: 'key' must be 1 to 128 characters without commas",
+    ],
+    [
+      { campaigns: [{ ...campaign, fields: [{ key: 'k', label: '\udc00', type: 'TEXT' }] }] },
+      "campaigns[0] (id c) fields[0]: 'label' is not valid Unicode",
+    ],
+    [
+      { respondents: [{ ...respondent, answers: { nama: 'Ayu\u0000' } }] },
+      "respondents[0] (id r): answer 'nama' holds a NUL character",
+    ],
+    [
+      { respondents: [{ ...respondent, answers: { alergi: ['ok', '\ud83d'] } }] },
+      "respondents[0] (id r): answer 'alergi' is not valid Unicode",
+    ],
+    [
+      { respondents: [{ ...respondent, answers: { 'na\u0000ma': 'Ayu' } }] },
+      'respondents[0] (id r): answer key "na\\u0000ma" holds a NUL character',
+    ],
   ])('rejects %j naming the record', (document, message) => {
     expect(() => parseImportDocument(document)).toThrow(message);
   });
