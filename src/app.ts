@@ -71,6 +71,13 @@ export interface AppDeps {
         | 'keepAliveTimeoutMs'
       >
     >;
+  /** The certificate and key when the server terminates HTTPS itself (see transportOf). */
+  tls?: { cert: Buffer; key: Buffer };
+  /**
+   * Behind a proxy that terminates HTTPS (in production): a /developer/* request the proxy did not
+   * receive over HTTPS (X-Forwarded-Proto) is refused.
+   */
+  requireForwardedHttps?: boolean;
   /** How often an outage is probed and reported (tests shorten them). */
   outageTimings?: { probeIntervalMs?: number; reportIntervalMs?: number };
   /** Timeouts of client connections (tests shorten them); DEFAULT_TIMEOUTS when not given. */
@@ -122,6 +129,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.config.keepAliveTimeoutMs ? { keepAliveMs: deps.config.keepAliveTimeoutMs } : {}),
     ...deps.connectionTimeouts,
   };
+  const serverOptions = {
+    headersTimeout: timeouts.headersMs,
+    connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+  };
   const app = Fastify({
     loggerInstance: deps.logger,
     // Fastify's own per-request lines are off: the access log writes one line of its own.
@@ -132,11 +143,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     genReqId: () => randomUUID(),
     bodyLimit: 16 * 1024,
-    // Slow and idle clients give their descriptors back (see connections.ts).
-    http: {
-      headersTimeout: timeouts.headersMs,
-      connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
-    },
+    // Slow and idle clients give their descriptors back (see connections.ts); HTTPS takes the
+    // same server options beside its certificate.
+    ...(deps.tls ? { https: { ...deps.tls, ...serverOptions } } : { http: serverOptions }),
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,
     connectionTimeout: timeouts.idleSocketMs,
@@ -160,7 +169,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // holds the process open after the last request, and requests still arriving are turned away.
   let closing = false;
   app.addHook('onRequest', async (request, reply) => {
-    reply.headers(answerHeaders(request.id));
+    const overHttps = request.protocol === 'https';
+    reply.headers(answerHeaders(request.id, overHttps));
+    // Never a redirect: by now the key or password has already crossed the network in the clear.
+    if (deps.requireForwardedHttps && !overHttps && request.url.startsWith('/developer/')) {
+      throw new ApiError(
+        'https_required',
+        'this service answers over HTTPS only: send the request to its https:// address, and treat any key or password already sent over plain HTTP as exposed',
+      );
+    }
     if (closing) {
       throw new ApiError('service_unavailable', 'the server is shutting down; retry', {
         'retry-after': '1',

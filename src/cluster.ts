@@ -2,10 +2,11 @@ import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
+import { transportOf } from './config.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import { serveMetrics } from './http/metrics-server.ts';
 import { answerWorkersWindows, LocalWindowStore } from './http/rate-limit-stores.ts';
-import { SHUTDOWN_GRACE_MS } from './main.ts';
+import { readCertificate, SHUTDOWN_GRACE_MS } from './main.ts';
 
 export interface RunningCluster {
   url: string;
@@ -27,6 +28,9 @@ export async function runCluster(
   config: Config,
   log: (line: string) => void,
 ): Promise<RunningCluster> {
+  // In production a start without HTTPS stops here, before any worker is started.
+  const transport = transportOf(config);
+  if (transport.kind === 'tls') readCertificate(transport);
   await migrateDatabase(config.databaseUrl);
   // Without Redis the workers count their rate limits here, so the machine has one budget per key.
   if (!config.redisUrl) answerWorkersWindows(cluster, new LocalWindowStore(systemClock));
@@ -50,7 +54,8 @@ export async function runCluster(
       if (count < config.workers) return;
       cluster.off('listening', onListening);
       const host = address.addressType === 6 ? `[${address.address}]` : address.address;
-      resolve(`http://${host === '::1' ? 'localhost' : host}:${address.port}`);
+      const scheme = transport.kind === 'tls' ? 'https' : 'http';
+      resolve(`${scheme}://${host === '::1' ? 'localhost' : host}:${address.port}`);
     };
     cluster.on('listening', onListening);
   });
@@ -103,6 +108,12 @@ export async function runCluster(
   }
   process.once('SIGTERM', () => stop(0));
   process.once('SIGINT', () => stop(0));
+  // A renewed certificate: each worker reloads its own (see main.ts).
+  if (transport.kind === 'tls') {
+    process.on('SIGHUP', () => {
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGHUP');
+    });
+  }
 
   return { url: await listening, ...(metricsServer ? { metricsUrl: metricsServer.url } : {}) };
 }

@@ -45,6 +45,8 @@ export interface Config {
   readonly maxConnections: number;
   /** How long an idle keep-alive connection is kept for its next request. */
   readonly keepAliveTimeoutMs: number;
+  /** The certificate (chain) and private key `serve` listens with, as PEM files (see transportOf). */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string };
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/hadir.sqlite';
@@ -124,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       1,
       Number.MAX_SAFE_INTEGER,
     ),
+    ...readTls(env),
     keepAliveTimeoutMs:
       readInteger(env, 'KEEP_ALIVE_TIMEOUT_SECONDS', DEFAULT_TIMEOUTS.keepAliveMs / 1000, 1, 3600) *
       1000,
@@ -153,6 +156,38 @@ function readInteger(
     throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
   }
   return value;
+}
+
+function readTls(env: NodeJS.ProcessEnv): Pick<Config, 'tls'> {
+  const certFile = env.TLS_CERT_FILE || undefined;
+  const keyFile = env.TLS_KEY_FILE || undefined;
+  if (certFile && keyFile) return { tls: { certFile, keyFile } };
+  if (certFile || keyFile) {
+    throw new UsageError(
+      `TLS_CERT_FILE and TLS_KEY_FILE go together: ${certFile ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'} is missing`,
+    );
+  }
+  return {};
+}
+
+/**
+ * How clients reach the service, which holds real attendees' personal data (spec: "Use HTTPS
+ * only"): over TLS that `serve` terminates itself; through a proxy named in TRUST_PROXY that
+ * terminates it (and says so in X-Forwarded-Proto); or, in development only, plain HTTP.
+ */
+export type Transport =
+  | { kind: 'tls'; certFile: string; keyFile: string }
+  | { kind: 'behind_proxy' }
+  | { kind: 'plain_development' };
+
+/** The transport a server start uses; in production, one without HTTPS stops the start. */
+export function transportOf(config: Config): Transport {
+  if (config.tls) return { kind: 'tls', ...config.tls };
+  if (config.trustProxy !== false) return { kind: 'behind_proxy' };
+  if (!config.production) return { kind: 'plain_development' };
+  throw new UsageError(
+    'in production the service answers over HTTPS only: set TLS_CERT_FILE and TLS_KEY_FILE to serve it, or TRUST_PROXY to the proxy that terminates it',
+  );
 }
 
 function readRedisUrl(raw: string): string {

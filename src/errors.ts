@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'step_up_required'
   | 'password_change_required'
   | 'account_locked'
+  | 'https_required'
   | 'not_found'
   | 'method_not_allowed'
   | 'request_timeout'
@@ -38,6 +39,7 @@ export function statusOf(code: ErrorCode): number {
     case 'step_up_required':
     case 'password_change_required':
     case 'account_locked':
+    case 'https_required':
       return 403;
     case 'not_found':
       return 404;

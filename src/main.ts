@@ -1,11 +1,14 @@
 import cluster from 'node:cluster';
+import { readFileSync } from 'node:fs';
+import type { Server as HttpsServer } from 'node:https';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { AggregatorRegistry } from 'prom-client';
 import { buildApp } from './app.ts';
 import { systemClock } from './clock.ts';
-import { type Config, secretsFromConfig } from './config.ts';
+import { type Config, secretsFromConfig, transportOf } from './config.ts';
 import { openStore, type Store } from './db/connect.ts';
 import { migrateDatabase, migrateToLatest } from './db/migrate.ts';
+import { UsageError } from './errors.ts';
 import { Metrics } from './http/metrics.ts';
 import { serveMetrics } from './http/metrics-server.ts';
 import { PrimaryWindowStore } from './http/rate-limit-stores.ts';
@@ -29,6 +32,9 @@ export interface RunningServer {
  * and when to stop; `stopOnSignals` wires SIGTERM and SIGINT to a clean close.
  */
 export async function startServer(config: Config): Promise<RunningServer> {
+  // First: in production a start without HTTPS stops here, before anything is opened.
+  const transport = transportOf(config);
+  const tls = transport.kind === 'tls' ? readCertificate(transport) : undefined;
   const { logger, accessLogger } = createLoggers(config.logLevel);
   const stopGuarding = keepServingThroughFaults(logger);
   // Both stop the start with a clear message in production when their settings are missing.
@@ -49,6 +55,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const app = await buildApp({
     ...(readStore ? { readStore } : {}),
     ...(redis ? { redis } : {}),
+    ...(tls ? { tls } : {}),
+    requireForwardedHttps: config.production && transport.kind === 'behind_proxy',
     // Workers of one machine count one budget per key, in their primary (without Redis).
     ...(cluster.isWorker && !redis ? { rateLimitStore: new PrimaryWindowStore() } : {}),
     metrics,
@@ -66,6 +74,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
     },
   });
   const address = await app.listen({ host: config.host, port: config.port });
+  const stopReloading =
+    transport.kind === 'tls'
+      ? reloadCertificateOnHangUp(app.server as HttpsServer, transport, logger)
+      : () => {};
   const url = address.replace('[::1]', 'localhost');
   // In a worker the primary serves the metrics of all workers together.
   if (cluster.isWorker) {
@@ -91,6 +103,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         await readStore?.close();
         redis?.disconnect();
         mailer.close();
+        stopReloading();
         stopGuarding();
       })();
       return closing;
@@ -114,6 +127,45 @@ function keepServingThroughFaults(logger: FastifyBaseLogger): () => void {
     process.off('uncaughtException', onException);
     process.off('unhandledRejection', onRejection);
   };
+}
+
+/** The PEM certificate (chain) and key `serve` listens with; an unreadable one stops the start. */
+export function readCertificate(files: { certFile: string; keyFile: string }): {
+  cert: Buffer;
+  key: Buffer;
+} {
+  const read = (path: string, name: string) => {
+    try {
+      return readFileSync(path);
+    } catch (error) {
+      throw new UsageError(`cannot read ${name} ${path}: ${(error as Error).message}`);
+    }
+  };
+  return { cert: read(files.certFile, 'TLS_CERT_FILE'), key: read(files.keyFile, 'TLS_KEY_FILE') };
+}
+
+/**
+ * On SIGHUP the certificate files are read again and new connections use them, so a renewed
+ * certificate needs no restart; one that cannot be read or used leaves the current one in place.
+ */
+function reloadCertificateOnHangUp(
+  server: HttpsServer,
+  files: { certFile: string; keyFile: string },
+  logger: FastifyBaseLogger,
+): () => void {
+  const reload = () => {
+    try {
+      server.setSecureContext(readCertificate(files));
+      logger.info({ certFile: files.certFile }, 'TLS certificate reloaded');
+    } catch (error) {
+      logger.error(
+        { cause: (error as Error).message },
+        'the TLS certificate could not be reloaded; the current one stays in use',
+      );
+    }
+  };
+  process.on('SIGHUP', reload);
+  return () => process.off('SIGHUP', reload);
 }
 
 /** In-flight requests get this long to finish after SIGTERM before the process ends anyway. */

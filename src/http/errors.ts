@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isStoreFull, isStoreUnavailable } from '../db/store-errors.ts';
 import type { StoreOutage } from '../db/store-outage.ts';
@@ -81,13 +82,20 @@ function codeForClientError(status: number): ErrorCode {
 /** The longest path a 404 names back: enough to recognise, never a whole hostile URL. */
 const MAX_ECHOED_PATH = 120;
 
-/** Headers every answer carries, whichever part of the service wrote it. */
-export function answerHeaders(requestId: string): Record<string, string> {
+/** A year: browsers that saw an HTTPS answer use nothing but HTTPS here for that long. */
+const HSTS = 'max-age=31536000';
+
+/**
+ * Headers every answer carries, whichever part of the service wrote it; an answer that went out
+ * over HTTPS (here, or from the proxy in front) also tells browsers to use nothing else.
+ */
+export function answerHeaders(requestId: string, overHttps: boolean): Record<string, string> {
   return {
     'x-request-id': requestId,
     // Data responses relax this to private revalidation once they carry an ETag.
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
+    ...(overHttps ? { 'strict-transport-security': HSTS } : {}),
   };
 }
 
@@ -99,7 +107,7 @@ export function answerFrameworkError(
   maxParamLength: number,
 ): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (error, request, reply) => {
-    reply.headers(answerHeaders(request.id));
+    reply.headers(answerHeaders(request.id, request.protocol === 'https'));
     switch (error.code) {
       case 'FST_ERR_MAX_PARAM_LENGTH':
         reply
@@ -177,7 +185,7 @@ export function answerClientError(
     const body = JSON.stringify(errorBody(code, message));
     const requestId = randomUUID();
     const headers = {
-      ...answerHeaders(requestId),
+      ...answerHeaders(requestId, (socket as TLSSocket).encrypted === true),
       'content-type': 'application/json; charset=utf-8',
       'content-length': String(Buffer.byteLength(body)),
       connection: 'close',

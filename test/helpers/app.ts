@@ -102,6 +102,8 @@ export async function startTestApp(
     connectionTimeouts?: Partial<ConnectionTimeouts>;
     maxConnections?: number;
     outageTimings?: { probeIntervalMs?: number; reportIntervalMs?: number };
+    trustProxy?: string;
+    requireForwardedHttps?: boolean;
   } = {},
 ): Promise<TestApp> {
   const store =
@@ -132,7 +134,9 @@ export async function startTestApp(
       ...(options.maxEventLoopDelayMs ? { maxEventLoopDelayMs: options.maxEventLoopDelayMs } : {}),
       ...(options.pageThreads !== undefined ? { pageThreads: options.pageThreads } : {}),
       ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
+      ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
     },
+    ...(options.requireForwardedHttps ? { requireForwardedHttps: true } : {}),
     ...(options.connectionTimeouts ? { connectionTimeouts: options.connectionTimeouts } : {}),
     ...(options.outageTimings ? { outageTimings: options.outageTimings } : {}),
     ...(redis ? { redis } : {}),

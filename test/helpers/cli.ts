@@ -45,7 +45,7 @@ function runProcess(
 /** Runs ./bin/hadir as an operator would, with the given DATABASE_URL. */
 export function runHadir(
   args: string[],
-  options: { databaseUrl: string; input?: string; cwd?: string },
+  options: { databaseUrl: string; input?: string; cwd?: string; env?: Record<string, string> },
 ): Promise<CliResult> {
   return runProcess(HADIR_BIN, args, {
     ...options,
@@ -54,6 +54,7 @@ export function runHadir(
       ...TEST_SECRET_ENV,
       DATABASE_URL: options.databaseUrl,
       LOG_LEVEL: 'warn',
+      ...options.env,
     },
   });
 }
