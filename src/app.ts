@@ -132,6 +132,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const serverOptions = {
     headersTimeout: timeouts.headersMs,
     connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+    // Node would answer a missing Host with a bare 400 of its own; the hook below envelopes it.
+    requireHostHeader: false,
   };
   const app = Fastify({
     loggerInstance: deps.logger,
@@ -172,6 +174,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const overHttps = request.protocol === 'https';
     reply.headers(answerHeaders(request.id, overHttps));
     // Never a redirect: by now the key or password has already crossed the network in the clear.
+    // RFC 9112 3.2: an HTTP/1.1 request without Host is a 400.
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      throw new ApiError('bad_request', 'an HTTP/1.1 request needs a Host header');
+    }
     if (deps.requireForwardedHttps && !overHttps && request.url.startsWith('/developer/')) {
       throw new ApiError(
         'https_required',
