@@ -152,7 +152,7 @@ export function createPortalService(deps: PortalDeps) {
       now,
     );
     if (decision.kind === 'throttled') {
-      throw rateLimited('too many attempts from this address', decision.retryAfterMs);
+      throw rateLimited('too many attempts from this network address', decision.retryAfterMs);
     }
   }
 
@@ -165,7 +165,7 @@ export function createPortalService(deps: PortalDeps) {
     const window = await repo.hitThrottle(db, key, PASSWORD_FAILURE_WINDOW_MS, now);
     const decision = decideThrottle(window, MAX_FAILED_PASSWORDS, PASSWORD_FAILURE_WINDOW_MS, now);
     if (decision.kind === 'throttled') {
-      throw rateLimited('too many failed passwords for this address', decision.retryAfterMs);
+      throw rateLimited('too many failed passwords for this e-mail address', decision.retryAfterMs);
     }
   }
 
