@@ -1,14 +1,34 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
+// The workspace packages are tested from their sources (see their "hadir-source" export).
+const sources = { conditions: ['hadir-source'] };
+
 export default defineConfig({
-  // The workspace packages are tested from their sources (see their "hadir-source" export).
-  resolve: { conditions: ['hadir-source'] },
-  ssr: { resolve: { conditions: ['hadir-source'] } },
+  resolve: sources,
+  ssr: { resolve: sources },
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
+    // Most of a test file's time is spent waiting (on PostgreSQL, a spawned server, a socket), so
+    // one file more than there are cores keeps them busy.
+    maxWorkers: availableParallelism() + 1,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        // Pure code and SQLite files: no database server to start.
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        // Real engines, servers and browsers: one PostgreSQL cluster for the run (see global-setup).
+        test: {
+          name: 'integration',
+          include: ['test/{api,cli,sdk,browser}/**/*.test.ts'],
+          globalSetup: ['test/helpers/global-setup.ts'],
+        },
+      },
+    ],
   },
 });
