@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { freePort } from '../test/helpers/postgres-cluster.ts';
 
@@ -45,16 +46,22 @@ function track(child: ChildProcess, url: string): ServerProcess {
 }
 
 /**
- * Hadir itself, as an operator runs it in production (compiled by `npm run build:server`), with
- * the rate limit lifted for the run.
+ * Hadir itself, as an operator runs it in production behind a TLS-terminating proxy (compiled by
+ * `npm run build:server`; `root` names another checkout to run instead), with the rate limit
+ * lifted for the run.
  */
-export async function startHadir(env: Record<string, string>): Promise<ServerProcess> {
+export async function startHadir(
+  env: Record<string, string>,
+  root: string = ROOT,
+): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['dist/src/cli/main.js', 'serve', '--port', String(port)], {
-    cwd: ROOT,
+  const child = spawn(runtimeOf(root), ['dist/src/cli/main.js', 'serve', '--port', String(port)], {
+    cwd: root,
     env: {
       ...process.env,
       NODE_ENV: 'production',
+      // The bench's requests carry X-Forwarded-Proto: https, as the proxy would add it.
+      TRUST_PROXY: '127.0.0.1',
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_MINUTE: '1000000000',
       CODE_HMAC_SECRET: randomBytes(32).toString('hex'),
@@ -72,6 +79,16 @@ export async function startHadir(env: Record<string, string>): Promise<ServerPro
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/readyz`, child, () => errors);
   return track(child, url);
+}
+
+/**
+ * The Node.js a checkout runs on: the one it brings as a dependency, or else the machine's own
+ * (the one running npm; under `npm run`, the first node on PATH is this checkout's).
+ */
+function runtimeOf(root: string): string {
+  const bundled = join(root, 'node_modules', '.bin', 'node');
+  if (existsSync(bundled)) return bundled;
+  return process.env.npm_node_execpath ?? 'node';
 }
 
 /** A plain node:http script of this folder that prints `{"port":N}` once it listens. */

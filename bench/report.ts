@@ -1,33 +1,17 @@
 import os from 'node:os';
+import { type AblationRow, DEVICES, EARNS_ITS_PLACE, gain } from './ablation.ts';
+import { type ComparisonRow, MAX_LOSS } from './against.ts';
+import type { CaseName } from './cases.ts';
+import type { LoadResult, Pair } from './load.ts';
 
-export type BenchCase = string;
-
-export interface Measurement {
+/** One case of the main table: loaded right after the ceiling server, on one server. */
+export interface CaseRow extends LoadResult {
   engine: string;
-  case: BenchCase;
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  errors: number;
-  peakRssBytes: number;
+  case: CaseName;
   /** The plain node:http server's requests per second, measured right before this case. */
   ceilingRequestsPerSecond: number;
-  /**
-   * The deepest page only: its p50 and page 1's, each the median of short loads taken in turn
-   * (deepest, page 1, deepest, …). The machine's speed drifts within minutes, so the two are
-   * compared from loads side by side in time rather than from loads a case apart.
-   */
-  alternating?: { deepestP50Ms: number; pageOneP50Ms: number; rounds: number };
-  /** Not Hadir: a reference server loaded like a case, with no target of its own. */
-  reference?: boolean;
-}
-
-export interface Row extends Measurement {
-  /** This case's requests per second as a share of the ceiling measured right before it. */
-  ratioToCeiling: number;
-  target?: string;
-  /** Undefined for a reference. */
-  met?: boolean;
+  /** The deepest page only: its p50 against page 1's, from loads taken in turn. */
+  deepestAgainstPageOne?: Pair;
 }
 
 export interface Report {
@@ -35,50 +19,91 @@ export interface Report {
   settings: {
     connections: number;
     durationSeconds: number;
-    deepestPage: number;
     pageBytes: number;
-    loadSeconds: number;
+    pairSeconds: number;
+    pairRounds: number;
   };
-  rows: Row[];
+  cases: Array<CaseRow & { target: string; met: boolean }>;
+  /** PostgreSQL page 1 against the bare reference server, loaded in turn (a: reference, b: Hadir). */
+  reference?: { pair: Pair; target: number; met: boolean };
+  ablation?: {
+    rows: AblationRow[];
+    verdicts: Array<{ device: string; best: string; keeps: boolean }>;
+  };
+  comparison?: { against: string; rows: ComparisonRow[]; met: boolean };
   allTargetsMet: boolean;
 }
 
 const MAX_RSS_BYTES = 250 * 1024 * 1024;
+/** PostgreSQL's uncached page 1, as a share of the bare reference server's. */
+export const REFERENCE_TARGET = 0.85;
 
-/** The PostgreSQL reference case (see bench/store-read-server.mjs). */
-export const STORE_READ_CASE = 'page 1 query + write alone';
+const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
+const signed = (share: number) => `${share >= 0 ? '+' : ''}${(share * 100).toFixed(0)} %`;
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
 
-/** Applies the targets of the benchmark to each row. */
-export function evaluate(measurements: Measurement[], settings: Report['settings']): Report {
-  const rows: Row[] = measurements.map((m) => ({
-    ...m,
-    ratioToCeiling: m.requestsPerSecond / m.ceilingRequestsPerSecond,
-  }));
-  for (const row of rows) {
-    if (row.reference) {
-      row.target = 'none (reference)';
-      continue;
-    }
-    const checks: Array<[string, boolean]> = [];
-    if (row.case === 'page 1') checks.push(['≥ 10 % of ceiling', row.ratioToCeiling >= 0.1]);
-    if (row.case === `page ${settings.deepestPage}`) {
-      const pair = row.alternating;
-      checks.push([
-        pair
-          ? `p50 ≤ 1.25 × page 1 (${pair.deepestP50Ms} against ${pair.pageOneP50Ms} ms, medians of ${pair.rounds} loads each, taken in turn)`
-          : 'p50 ≤ 1.25 × page 1 (not measured)',
-        pair !== undefined && pair.deepestP50Ms <= 1.25 * pair.pageOneP50Ms,
-      ]);
-    }
-    if (row.case === 'repeated page' || row.case === 'repeated page, 304') {
-      checks.push(['≥ 40 % of ceiling', row.ratioToCeiling >= 0.4]);
-    }
-    if (row.case === 'summary, 1 connection') checks.push(['p50 ≤ 2 ms', row.p50Ms <= 2]);
-    checks.push(['0 errors', row.errors === 0]);
-    checks.push(['RSS ≤ 250 MB', row.peakRssBytes <= MAX_RSS_BYTES]);
-    row.target = checks.map(([name]) => name).join(', ');
-    row.met = checks.every(([, ok]) => ok);
+function caseTarget(row: CaseRow): { target: string; met: boolean } {
+  const checks: Array<[string, boolean]> = [];
+  if (row.engine === 'sqlite' && row.case === 'page 1') {
+    checks.push(['≥ 10 % of ceiling', row.requestsPerSecond / row.ceilingRequestsPerSecond >= 0.1]);
   }
+  const pair = row.deepestAgainstPageOne;
+  if (pair) {
+    checks.push([
+      `p50 ≤ 1.25 × page 1 (${pair.a.p50Ms} against ${pair.b.p50Ms} ms in turn)`,
+      pair.a.p50Ms <= 1.25 * pair.b.p50Ms,
+    ]);
+  }
+  if (row.case === 'repeated page' || row.case === 'repeated page, 304') {
+    checks.push(['≥ 40 % of ceiling', row.requestsPerSecond / row.ceilingRequestsPerSecond >= 0.4]);
+  }
+  if (row.case === 'summary, 1 connection') checks.push(['p50 ≤ 2 ms', row.p50Ms <= 2]);
+  checks.push(['0 errors', row.errors === 0]);
+  checks.push(['RSS ≤ 250 MB', row.peakRssBytes <= MAX_RSS_BYTES]);
+  return { target: checks.map(([name]) => name).join(', '), met: checks.every(([, ok]) => ok) };
+}
+
+/** Applies every target of the benchmark. */
+export function evaluate(input: {
+  settings: Report['settings'];
+  cases: CaseRow[];
+  reference?: Pair;
+  ablation?: AblationRow[];
+  comparison?: { against: string; rows: ComparisonRow[] };
+}): Report {
+  const cases = input.cases.map((row) => ({ ...row, ...caseTarget(row) }));
+  const reference = input.reference && {
+    pair: input.reference,
+    target: REFERENCE_TARGET,
+    met:
+      input.reference.ratio >= REFERENCE_TARGET && input.reference.b.peakRssBytes <= MAX_RSS_BYTES,
+  };
+  const ablation = input.ablation && {
+    rows: input.ablation,
+    verdicts: DEVICES.filter((device) =>
+      input.ablation?.some((row) => row.device === device.name),
+    ).map((device) => {
+      const rows = (input.ablation ?? []).filter((row) => row.device === device.name);
+      const best = rows.reduce((top, row) =>
+        Math.max(gain(row).throughput, gain(row).memory) >
+        Math.max(gain(top).throughput, gain(top).memory)
+          ? row
+          : top,
+      );
+      const { throughput, memory } = gain(best);
+      return {
+        device: device.name,
+        best: `${best.engine} ${best.case}: ${signed(throughput)} req/s, ${signed(memory)} less memory`,
+        keeps: Math.max(throughput, memory) >= EARNS_ITS_PLACE,
+      };
+    }),
+  };
+  const comparison = input.comparison && {
+    ...input.comparison,
+    met: input.comparison.rows.every(
+      (row) => row.pair.ratio >= 1 - MAX_LOSS && row.pair.b.peakRssBytes <= MAX_RSS_BYTES,
+    ),
+  };
   return {
     machine: {
       cpus: os.cpus().length,
@@ -86,83 +111,135 @@ export function evaluate(measurements: Measurement[], settings: Report['settings
       node: process.version,
       platform: os.platform(),
     },
-    settings,
-    rows,
-    allTargetsMet: rows.every((row) => row.reference || row.met),
+    settings: input.settings,
+    cases,
+    ...(reference ? { reference } : {}),
+    ...(ablation ? { ablation } : {}),
+    ...(comparison ? { comparison } : {}),
+    allTargetsMet:
+      cases.every((row) => row.met) && (reference?.met ?? true) && (comparison?.met ?? true),
   };
 }
 
-const HEADER = [
-  'engine',
-  'case',
-  'req/s',
-  'p50 ms',
-  'p99 ms',
-  'errors',
-  'peak RSS MB',
-  'ceiling req/s',
-  '% of ceiling',
-  'target',
-  'met',
-];
-
-function cells(row: Row): string[] {
+function table(header: string[], rows: string[][]): string[] {
   return [
-    row.engine,
-    row.case,
-    Math.round(row.requestsPerSecond).toString(),
-    row.p50Ms.toFixed(1),
-    row.p99Ms.toFixed(1),
-    row.errors.toString(),
-    (row.peakRssBytes / 1024 / 1024).toFixed(0),
-    Math.round(row.ceilingRequestsPerSecond).toString(),
-    (row.ratioToCeiling * 100).toFixed(1),
-    row.target ?? '',
-    row.reference ? '' : row.met ? 'yes' : 'NO',
+    `| ${header.join(' | ')} |`,
+    `| ${header.map(() => '---').join(' | ')} |`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
   ];
 }
 
-function lines(report: Report): string[][] {
-  return report.rows.map(cells);
-}
-
-/** Fixed-width text for the terminal. */
-export function renderTable(report: Report): string {
-  const all = [HEADER, ...lines(report)];
-  const widths = HEADER.map((_, column) => Math.max(...all.map((row) => row[column]?.length ?? 0)));
-  const format = (row: string[]) =>
-    row
-      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-      .join('  ')
-      .trimEnd();
-  return [
-    format(HEADER),
-    widths.map((width) => '-'.repeat(width)).join('  '),
-    ...lines(report).map(format),
-    '',
-    report.allTargetsMet ? 'Every target met.' : 'Some targets were NOT met (see the met column).',
-  ].join('\n');
-}
-
+/** The whole report as Markdown: bench/results/latest.md, and what the terminal shows. */
 export function renderMarkdown(report: Report): string {
   const { machine, settings } = report;
-  return [
+  const out: string[] = [
     '# Benchmark results',
     '',
-    `${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}, ${machine.platform}.`,
-    `${settings.connections} connections, ${settings.durationSeconds} s per case after a warm-up. The ceiling is a plain node:http server answering with the bytes of a 200-row page (${settings.pageBytes} bytes), loaded the same way right before each case.`,
-    ...(report.rows.some((row) => row.reference)
-      ? [
-          '',
-          `A reference row is not Hadir and has no target: "${STORE_READ_CASE}" is a plain node:http server that, per request, runs Hadir's page-1 query on PostgreSQL and answers with ${settings.pageBytes} bytes of its text (bench/store-read-server.mjs).`,
-        ]
-      : []),
+    `${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}, ${machine.platform}. ${settings.connections} connections.`,
     '',
-    `| ${HEADER.join(' | ')} |`,
-    `| ${HEADER.map(() => '---').join(' | ')} |`,
-    ...lines(report).map((row) => `| ${row.join(' | ')} |`),
+    '## Cases',
     '',
-    report.allTargetsMet ? 'Every target met.' : 'Some targets were not met.',
+    `${settings.durationSeconds} s per case after a warm-up, each right after the ceiling: a plain node:http server answering with the bytes of a 200-row page (${settings.pageBytes} bytes).`,
     '',
-  ].join('\n');
+    ...table(
+      [
+        'engine',
+        'case',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'errors',
+        'peak RSS MB',
+        '% of ceiling',
+        'target',
+        'met',
+      ],
+      report.cases.map((row) => [
+        row.engine,
+        row.case,
+        Math.round(row.requestsPerSecond).toString(),
+        row.p50Ms.toFixed(1),
+        row.p99Ms.toFixed(1),
+        row.errors.toString(),
+        mb(row.peakRssBytes),
+        percent(row.requestsPerSecond / row.ceilingRequestsPerSecond),
+        row.target,
+        row.met ? 'yes' : 'NO',
+      ]),
+    ),
+  ];
+  const pairNote = `medians of ${settings.pairRounds} loads of ${settings.pairSeconds} s each, the two loaded in turn`;
+  if (report.reference) {
+    const { pair, target, met } = report.reference;
+    out.push(
+      '',
+      '## PostgreSQL page 1 against the bare reference',
+      '',
+      `The reference (bench/store-read-server.mjs) runs Hadir's page query and writes the page's size of its text, nothing else; ${pairNote}.`,
+      '',
+      ...table(
+        ['reference req/s', 'Hadir req/s', 'Hadir / reference', 'target', 'met'],
+        [
+          [
+            Math.round(pair.a.requestsPerSecond).toString(),
+            Math.round(pair.b.requestsPerSecond).toString(),
+            percent(pair.ratio),
+            `≥ ${percent(target)}`,
+            met ? 'yes' : 'NO',
+          ],
+        ],
+      ),
+    );
+  }
+  if (report.ablation) {
+    out.push(
+      '',
+      '## Ablation: each speed device off against all on',
+      '',
+      `A device keeps its place where, on some case, all on serves at least ${percent(EARNS_ITS_PLACE)} more than with it off, or peaks ${percent(EARNS_ITS_PLACE)} lower in memory; ${pairNote}.`,
+      '',
+      ...table(
+        ['engine', 'device', 'case', 'off req/s', 'on req/s', 'gain', 'off peak MB', 'on peak MB'],
+        report.ablation.rows.map((row) => [
+          row.engine,
+          row.device,
+          row.case,
+          Math.round(row.pair.a.requestsPerSecond).toString(),
+          Math.round(row.pair.b.requestsPerSecond).toString(),
+          signed(gain(row).throughput),
+          mb(row.pair.a.peakRssBytes),
+          mb(row.pair.b.peakRssBytes),
+        ]),
+      ),
+      '',
+      ...table(
+        ['device', 'best case', 'earns its place'],
+        report.ablation.verdicts.map((v) => [v.device, v.best, v.keeps ? 'yes' : 'NO']),
+      ),
+    );
+  }
+  if (report.comparison) {
+    const { against, rows, met } = report.comparison;
+    out.push(
+      '',
+      `## Against ${against.slice(0, 12)}`,
+      '',
+      `Every case on that revision and this one, their servers loaded in turn (${pairNote}). No case may lose more than ${percent(MAX_LOSS)}: ${met ? 'none does' : 'SOME DO'}.`,
+      '',
+      ...table(
+        ['engine', 'case', 'before req/s', 'now req/s', 'change', 'before peak MB', 'now peak MB'],
+        rows.map((row) => [
+          row.engine,
+          row.case,
+          Math.round(row.pair.a.requestsPerSecond).toString(),
+          Math.round(row.pair.b.requestsPerSecond).toString(),
+          signed(row.pair.ratio - 1),
+          mb(row.pair.a.peakRssBytes),
+          mb(row.pair.b.peakRssBytes),
+        ]),
+      ),
+    );
+  }
+  out.push('', report.allTargetsMet ? 'Every target met.' : 'Some targets were NOT met.', '');
+  return out.join('\n');
 }

@@ -5,7 +5,7 @@
 // Usage: node store-read-server.mjs DATABASE_URL CAMPAIGN_ID LIMIT PAGE_BYTES
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
-import { findRespondentLines } from '../dist/src/campaigns/campaigns.repository.js';
+import { findRespondentLines } from '../dist/src/campaigns/pages/page-rows.repository.js';
 import { openStore } from '../dist/src/db/connect.js';
 
 const [url, campaignId, limit, pageBytes] = process.argv.slice(2);
@@ -13,7 +13,7 @@ const store = openStore(url);
 
 const server = createServer(async (_request, response) => {
   try {
-    const lines = await findRespondentLines(store.db, { campaignId }, Number(limit) + 1);
+    const lines = await findRespondentLines(store, { campaignId }, Number(limit) + 1);
     const body = Buffer.from(lines.join('\n')).subarray(0, Number(pageBytes));
     response.writeHead(200, {
       'content-type': 'application/json; charset=utf-8',

@@ -1,10 +1,14 @@
-/** Writes openapi/openapi.json from the route schemas; a test fails when the committed copy is stale. */
+/**
+ * Writes openapi/openapi.json from the route schemas, then the SDK's types from it; tests fail when
+ * either committed copy is stale.
+ */
 import { writeFileSync } from 'node:fs';
 import pino from 'pino';
 import { buildApp } from '../src/app.ts';
 import { systemClock } from '../src/clock.ts';
 import { openStore } from '../src/db/connect.ts';
 import { buildReference } from '../src/docs/reference.ts';
+import { CLIENT_TYPES_FILE, clientTypes, OPENAPI_FILE } from './client-types.ts';
 
 const store = openStore('sqlite::memory:');
 const app = await buildApp({
@@ -21,6 +25,7 @@ const app = await buildApp({
   portal: { sessionIdleMs: 1, sessionAbsoluteMs: 1, addressAttemptsPerMinute: 1 },
 });
 await app.ready();
-writeFileSync('openapi/openapi.json', buildReference(app.swagger()).openapi.body);
+writeFileSync(OPENAPI_FILE, buildReference(app.swagger()).openapi.body);
 await app.close();
 await store.close();
+writeFileSync(CLIENT_TYPES_FILE, await clientTypes());

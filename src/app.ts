@@ -1,11 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Redis } from 'ioredis';
-import { campaignRoutes, startCampaignRead } from './campaigns/campaigns.routes.ts';
+import { campaignRoutes } from './campaigns/campaigns.routes.ts';
 import { createCampaignService } from './campaigns/campaigns.service.ts';
-import { CursorCodec } from './campaigns/page-cursor.ts';
-import { PageReaderThreads } from './campaigns/page-readers.ts';
+import { createRespondentPages } from './campaigns/pages/respondent-pages.ts';
 import type { Clock } from './clock.ts';
 import {
   type Config,
@@ -13,26 +10,14 @@ import {
   DEFAULT_PAGE_THREADS,
   DEFAULT_RESPONSE_CACHE_MB,
 } from './config.ts';
-import { parseDatabaseUrl, type Store } from './db/connect.ts';
+import type { Store } from './db/connect.ts';
 import { StoreOutage } from './db/store-outage.ts';
 import { registerReferenceRoutes } from './docs/docs.routes.ts';
 import { registerOpenApi } from './docs/openapi.ts';
-import { ApiError } from './errors.ts';
 import { accessLog } from './http/access-log.ts';
-import { ajvPlugins } from './http/ajv-plugins.ts';
-import {
-  type ConnectionTimeouts,
-  DEFAULT_TIMEOUTS,
-  defaultMaxConnections,
-  openFileLimit,
-  TIMEOUT_CHECK_INTERVAL_MS,
-} from './http/connections.ts';
-import {
-  answerClientError,
-  answerFrameworkError,
-  answerHeaders,
-  registerErrorHandling,
-} from './http/errors.ts';
+import { registerAnswerGuards } from './http/answer-guards.ts';
+import type { ConnectionTimeouts } from './http/connections.ts';
+import { registerErrorHandling } from './http/errors.ts';
 import { registerHealthRoutes, storeProbe } from './http/health.ts';
 import { authenticateKey, requireKey } from './http/key-auth.ts';
 import { Metrics } from './http/metrics.ts';
@@ -44,14 +29,15 @@ import {
   RedisWindowStore,
 } from './http/rate-limit-stores.ts';
 import { ResponseCache } from './http/response-cache.ts';
+import { createServer } from './http/server.ts';
 import { strictQuery } from './http/strict-query.ts';
 import { createTurnGate } from './http/turn-gate.ts';
 import { KeyUsage } from './keys/key-usage.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { PORTAL_BODY_LIMIT_BYTES, portalRoutes } from './portal/portal.routes.ts';
 import { createPortalService, type PortalSettings } from './portal/portal.service.ts';
-import { MAX_ID_LENGTH } from './record-ids.ts';
 import type { ServerSecrets } from './secrets.ts';
+import { ALL_SPEEDUPS_ON, type SpeedupsOff } from './speedups.ts';
 
 export interface AppDeps {
   store: Store;
@@ -69,6 +55,7 @@ export interface AppDeps {
         | 'pageThreads'
         | 'maxConnections'
         | 'keepAliveTimeoutMs'
+        | 'speedupsOff'
       >
     >;
   /** The certificate and key when the server terminates HTTPS itself (see transportOf). */
@@ -100,102 +87,25 @@ export interface AppDeps {
   readStore?: Store;
 }
 
-/**
- * Page threads for the store: on a SQLite file they read through connections of their own; on
- * PostgreSQL they serialise lines read here. A private in-memory SQLite store has none (a thread
- * could not open it).
- */
-function pageThreadsFor(
-  store: Store,
-  cursorKey: Uint8Array,
-  count: number,
-): PageReaderThreads | undefined {
-  if (count === 0) return undefined;
-  const location = parseDatabaseUrl(store.url);
-  if (location.engine === 'postgres') {
-    return new PageReaderThreads({ readsFrom: 'main-thread', db: store.db }, cursorKey, count);
-  }
-  if (location.path === ':memory:') return undefined;
-  return new PageReaderThreads({ readsFrom: 'sqlite-file', url: store.url }, cursorKey, count);
-}
-
 export const DATA_PREFIX = '/developer/v1';
 export const PORTAL_PREFIX = '/developer/auth';
 
 /** Builds the whole service on the given dependencies; never listens and never reads env. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const timeouts: ConnectionTimeouts = {
-    ...DEFAULT_TIMEOUTS,
-    ...(deps.config.keepAliveTimeoutMs ? { keepAliveMs: deps.config.keepAliveTimeoutMs } : {}),
-    ...deps.connectionTimeouts,
-  };
-  const serverOptions = {
-    headersTimeout: timeouts.headersMs,
-    connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
-    // Node would answer a missing Host with a bare 400 of its own; the hook below envelopes it.
-    requireHostHeader: false,
-  };
-  const app = Fastify({
-    loggerInstance: deps.logger,
-    // Fastify's own per-request lines are off: the access log writes one line of its own.
-    logController: new LogController({
-      disableRequestLogging: true,
-      requestIdLogLabel: 'requestId',
-    }),
-    requestIdHeader: false,
-    genReqId: () => randomUUID(),
-    bodyLimit: 16 * 1024,
-    // Slow and idle clients give their descriptors back (see connections.ts); HTTPS takes the
-    // same server options beside its certificate.
-    ...(deps.tls ? { https: { ...deps.tls, ...serverOptions } } : { http: serverOptions }),
-    requestTimeout: timeouts.requestMs,
-    keepAliveTimeout: timeouts.keepAliveMs,
-    connectionTimeout: timeouts.idleSocketMs,
-    // Ids are at most MAX_ID_LENGTH characters (see the import), so any id fits a path parameter.
-    routerOptions: { maxParamLength: MAX_ID_LENGTH },
-    frameworkErrors: answerFrameworkError(MAX_ID_LENGTH),
-    clientErrorHandler: answerClientError,
-    // Answered in the envelope by the onRequest hook below instead of Fastify's own body.
-    return503OnClosing: false,
-    trustProxy: deps.config.trustProxy ?? false,
-    ajv: {
-      // Unknown query parameters must be rejected (spec, respondents), never silently dropped.
-      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true },
-      plugins: ajvPlugins,
+  const off = deps.config.speedupsOff ?? ALL_SPEEDUPS_ON;
+  const app = createServer({
+    logger: deps.logger,
+    ...(deps.config.trustProxy !== undefined ? { trustProxy: deps.config.trustProxy } : {}),
+    ...(deps.tls ? { tls: deps.tls } : {}),
+    ...(deps.config.maxConnections !== undefined
+      ? { maxConnections: deps.config.maxConnections }
+      : {}),
+    timeouts: {
+      ...(deps.config.keepAliveTimeoutMs ? { keepAliveMs: deps.config.keepAliveTimeoutMs } : {}),
+      ...deps.connectionTimeouts,
     },
-  }).withTypeProvider<TypeBoxTypeProvider>();
-  // Past this, Node refuses new connections at once, before they cost the process anything.
-  app.server.maxConnections = deps.config.maxConnections ?? defaultMaxConnections(openFileLimit());
-
-  // While shutting down, in-flight answers close their connection, so no idle keep-alive socket
-  // holds the process open after the last request, and requests still arriving are turned away.
-  let closing = false;
-  app.addHook('onRequest', async (request, reply) => {
-    const overHttps = request.protocol === 'https';
-    reply.headers(answerHeaders(request.id, overHttps));
-    // Never a redirect: by now the key or password has already crossed the network in the clear.
-    // RFC 9112 3.2: an HTTP/1.1 request without Host is a 400.
-    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      throw new ApiError('bad_request', 'an HTTP/1.1 request needs a Host header');
-    }
-    if (deps.requireForwardedHttps && !overHttps && request.url.startsWith('/developer/')) {
-      throw new ApiError(
-        'https_required',
-        'this service answers over HTTPS only: send the request to its https:// address, and treat any key or password already sent over plain HTTP as exposed',
-      );
-    }
-    if (closing) {
-      throw new ApiError('service_unavailable', 'the server is shutting down; retry', {
-        'retry-after': '1',
-      });
-    }
   });
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  app.addHook('onSend', async (_request, reply) => {
-    if (closing) reply.header('connection', 'close');
-  });
+  registerAnswerGuards(app, { requireForwardedHttps: deps.requireForwardedHttps ?? false });
   // Followed on the stores the requests use, so an outage is logged once, not per request.
   const stores = deps.readStore ? [deps.store, deps.readStore] : [deps.store];
   const outage = new StoreOutage({
@@ -210,103 +120,108 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const metrics = deps.metrics ?? new Metrics();
   metrics.register(app);
   metrics.watchPool(deps.store);
-  const pageReaders = pageThreadsFor(
-    deps.readStore ?? deps.store,
-    deps.secrets.cursorKey,
-    deps.config.pageThreads ?? DEFAULT_PAGE_THREADS,
-  );
-  if (pageReaders) {
-    metrics.watchPageThreads(pageReaders);
-    // A server starts its threads as it begins listening; built for inject alone (the tests), an
-    // app starts them on first use.
-    app.addHook('onListen', async () => pageReaders.startAll());
-    app.addHook('onClose', () => pageReaders.close());
-  }
-  const campaigns = createCampaignService(
-    (deps.readStore ?? deps.store).db,
-    new ResponseCache(
-      deps.config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024,
-      (hit) => metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
-    ),
-    new CursorCodec(deps.secrets.cursorKey),
-    pageReaders?.read,
-  );
-  const rateLimitStore = deps.redis
-    ? new RedisWindowStore(deps.redis, deps.clock)
-    : (deps.rateLimitStore ?? new LocalWindowStore(deps.clock));
-  let lastStoreWarning = Number.NEGATIVE_INFINITY;
-  await app.register(
-    async (data) => {
-      await registerOverloadGuard(data, {
-        maxEventLoopDelayMs: deps.config.maxEventLoopDelayMs ?? DEFAULT_MAX_EVENT_LOOP_DELAY_MS,
-        ...(deps.overloadSampleIntervalMs
-          ? { sampleIntervalMs: deps.overloadSampleIntervalMs }
-          : {}),
-        onShed: () => metrics.shed.inc(),
-      });
-      const keyUsage = new KeyUsage(deps.store.db, deps.logger);
-      data.addHook('onClose', () => keyUsage.close());
-      const authenticate = authenticateKey(deps.store.db, deps.clock, keyUsage);
-      const turnGate = createTurnGate();
-      data.addHook('onRequest', async (request) => {
-        // Requests read in one turn of the event loop check their keys and campaigns together,
-        // once that turn's data is in: they share one look at SQLite's change stamp and one read
-        // per key and campaign (see SingleFlight), and their answers go out back to back. Each
-        // read still starts after its request arrived. On SQLite this more than doubled the 304s
-        // one process answers (about 4,000 to 8,000-9,500 a second; main-thread CPU per request
-        // about 230 to 95-125 µs, in interleaved loads).
-        await turnGate();
-        // In the same step as the key check, so the two reads overlap.
-        startCampaignRead(request, campaigns);
-        await authenticate(request);
-      });
-      await registerRateLimit(data, {
-        perKeyPerMinute: deps.config.rateLimitPerMinute,
-        anonymousPerMinute: deps.config.anonymousRateLimitPerMinute,
-        store: rateLimitStore,
-        onRejected: () => metrics.rateLimited.inc(),
-        onStoreError: (error, request) => {
-          // Fail open: the data stays available while Redis is down; say so, but not per request.
-          metrics.rateLimitStoreFailures.inc();
-          if (deps.clock.now() - lastStoreWarning < 10_000) return;
-          lastStoreWarning = deps.clock.now();
-          request.log.warn(
-            { cause: String((error as Error)?.message ?? error) },
-            'rate-limit store unreachable; requests let through',
-          );
-        },
-      });
-      data.addHook('preValidation', async (request) => {
-        requireKey(request);
-      });
-      data.addHook('preValidation', strictQuery);
-      const access = accessLog(deps.accessLogger ?? deps.logger);
-      data.addHook('onResponse', access.onResponse);
-      data.decorateRequest('clientGone', false);
-      data.addHook('onRequestAbort', access.onRequestAbort);
-      await data.register(campaignRoutes(campaigns));
-    },
-    { prefix: DATA_PREFIX },
-  );
-
-  const portal = createPortalService({
-    store: deps.store,
-    clock: deps.clock,
-    secrets: deps.secrets,
-    mailer: deps.mailer,
-    settings: deps.portal,
-  });
-  await app.register(
-    async (auth) => {
-      auth.addHook('onRoute', (route) => {
-        route.bodyLimit = PORTAL_BODY_LIMIT_BYTES;
-      });
-      await auth.register(portalRoutes(portal));
-    },
-    { prefix: PORTAL_PREFIX },
-  );
-
+  await app.register(dataApi(deps, metrics, off), { prefix: DATA_PREFIX });
+  await app.register(portalApi(deps), { prefix: PORTAL_PREFIX });
   registerReferenceRoutes(app, DATA_PREFIX);
   registerHealthRoutes(app, storeProbe(stores), outage, deps.redis);
   return app;
+}
+
+/**
+ * The data API of spec, Endpoints: every request is checked, in this order, for overload, its key
+ * (requests of one turn together, see turn-gate.ts), its rate limit and its parameters, then
+ * answered by the campaign routes and written to the access log.
+ */
+function dataApi(deps: AppDeps, metrics: Metrics, off: SpeedupsOff): FastifyPluginAsync {
+  return async (data) => {
+    const readStore = deps.readStore ?? deps.store;
+    const pages = createRespondentPages(readStore, {
+      cursorKey: deps.secrets.cursorKey,
+      threads: deps.config.pageThreads ?? DEFAULT_PAGE_THREADS,
+      quoteJumping: !off.has('quote-jumping-cutter'),
+      shareStarts: !off.has('single-flight'),
+    });
+    metrics.watchPageThreads(() => pages.threadsRunning);
+    // A server starts its threads as it begins listening; built for inject alone (the tests), an
+    // app starts them on first use.
+    data.addHook('onListen', async () => pages.start());
+    data.addHook('onClose', () => pages.close());
+    const campaigns = createCampaignService(readStore, {
+      cache: new ResponseCache(
+        deps.config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024,
+        (hit) => metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
+        !off.has('single-flight'),
+      ),
+      pages,
+      shareReads: !off.has('single-flight'),
+    });
+
+    await registerOverloadGuard(data, {
+      maxEventLoopDelayMs: deps.config.maxEventLoopDelayMs ?? DEFAULT_MAX_EVENT_LOOP_DELAY_MS,
+      ...(deps.overloadSampleIntervalMs ? { sampleIntervalMs: deps.overloadSampleIntervalMs } : {}),
+      onShed: () => metrics.shed.inc(),
+    });
+    const keyUsage = new KeyUsage(deps.store.db, deps.logger);
+    data.addHook('onClose', () => keyUsage.close());
+    const authenticate = authenticateKey(
+      deps.store,
+      deps.clock,
+      keyUsage,
+      !off.has('single-flight'),
+    );
+    const turnGate = createTurnGate();
+    data.addHook('onRequest', async (request) => {
+      // Requests read in one turn of the event loop check their keys and campaigns together, once
+      // that turn's data is in: they share one look at SQLite's change stamp and one read per key
+      // and campaign, and their answers go out back to back. Each read still starts after its
+      // request arrived.
+      if (!off.has('turn-batching')) await turnGate();
+      await authenticate(request);
+    });
+    let lastStoreWarning = Number.NEGATIVE_INFINITY;
+    await registerRateLimit(data, {
+      perKeyPerMinute: deps.config.rateLimitPerMinute,
+      anonymousPerMinute: deps.config.anonymousRateLimitPerMinute,
+      store: deps.redis
+        ? new RedisWindowStore(deps.redis, deps.clock)
+        : (deps.rateLimitStore ?? new LocalWindowStore(deps.clock)),
+      onRejected: () => metrics.rateLimited.inc(),
+      onStoreError: (error, request) => {
+        // Fail open: the data stays available while Redis is down; say so, but not per request.
+        metrics.rateLimitStoreFailures.inc();
+        if (deps.clock.now() - lastStoreWarning < 10_000) return;
+        lastStoreWarning = deps.clock.now();
+        request.log.warn(
+          { cause: String((error as Error)?.message ?? error) },
+          'rate-limit store unreachable; requests let through',
+        );
+      },
+    });
+    data.addHook('preValidation', async (request) => {
+      requireKey(request);
+    });
+    data.addHook('preValidation', strictQuery);
+    const access = accessLog(deps.accessLogger ?? deps.logger);
+    data.addHook('onResponse', access.onResponse);
+    data.decorateRequest('clientGone', false);
+    data.addHook('onRequestAbort', access.onRequestAbort);
+    await data.register(campaignRoutes(campaigns));
+  };
+}
+
+/** The portal account API of spec, "Portal account endpoints". */
+function portalApi(deps: AppDeps): FastifyPluginAsync {
+  return async (auth) => {
+    const portal = createPortalService({
+      store: deps.store,
+      clock: deps.clock,
+      secrets: deps.secrets,
+      mailer: deps.mailer,
+      settings: deps.portal,
+    });
+    auth.addHook('onRoute', (route) => {
+      route.bodyLimit = PORTAL_BODY_LIMIT_BYTES;
+    });
+    await auth.register(portalRoutes(portal));
+  };
 }

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { UsageError } from './errors.ts';
+import { ConfigError } from './errors.ts';
 import { DEFAULT_TIMEOUTS, defaultMaxConnections, openFileLimit } from './http/connections.ts';
+import { isSpeedup, SPEEDUPS, type SpeedupsOff } from './speedups.ts';
 
 /** Everything the process reads from its environment, validated once and then passed down. */
 export interface Config {
@@ -45,6 +46,8 @@ export interface Config {
   readonly maxConnections: number;
   /** How long an idle keep-alive connection is kept for its next request. */
   readonly keepAliveTimeoutMs: number;
+  /** Speed mechanisms switched off, for the benchmark's ablation (see speedups.ts). */
+  readonly speedupsOff: SpeedupsOff;
   /** The certificate (chain) and private key `serve` listens with, as PEM files (see transportOf). */
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
 }
@@ -64,8 +67,7 @@ export const DEFAULT_PAGE_THREADS = 1;
  * Page threads the server starts unless PAGE_THREADS says: one per core, the cores shared among
  * the workers, at most 4. Serialising (and on SQLite reading) is most of an uncached page's cost,
  * and neither the main thread nor one page thread keeps a core busy alone (each waits on the
- * other part of the time): on 2 cores and SQLite, 2 threads served about a fifth more uncached
- * pages than 1, for about 25 MB more memory each.
+ * other part of the time), so a thread per core pays for the memory each one takes.
  */
 export function serverPageThreads(workers: number, cores: number = availableParallelism()): number {
   return Math.max(1, Math.min(4, Math.floor(cores / workers)));
@@ -76,11 +78,11 @@ export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 1000;
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
-/** The only reader of `process.env`; throws a `UsageError` naming the variable that is wrong. */
+/** The only reader of `process.env`; throws a `ConfigError` naming the variable that is wrong. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LOG_LEVEL ?? 'info';
   if (!LOG_LEVELS.has(logLevel)) {
-    throw new UsageError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}`);
+    throw new ConfigError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}`);
   }
   const workers = readInteger(env, 'WORKERS', 1, 1, 64);
   return Object.freeze({
@@ -127,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       Number.MAX_SAFE_INTEGER,
     ),
     ...readTls(env),
+    speedupsOff: readSpeedupsOff(env.SPEEDUPS_OFF),
     keepAliveTimeoutMs:
       readInteger(env, 'KEEP_ALIVE_TIMEOUT_SECONDS', DEFAULT_TIMEOUTS.keepAliveMs / 1000, 1, 3600) *
       1000,
@@ -153,9 +156,21 @@ function readInteger(
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
   }
   return value;
+}
+
+function readSpeedupsOff(raw: string | undefined): SpeedupsOff {
+  const names = (raw ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const unknown = names.find((name) => !isSpeedup(name));
+  if (unknown !== undefined) {
+    throw new ConfigError(`SPEEDUPS_OFF names ${unknown}; known: ${SPEEDUPS.join(', ')}`);
+  }
+  return new Set(names.filter(isSpeedup));
 }
 
 function readTls(env: NodeJS.ProcessEnv): Pick<Config, 'tls'> {
@@ -163,7 +178,7 @@ function readTls(env: NodeJS.ProcessEnv): Pick<Config, 'tls'> {
   const keyFile = env.TLS_KEY_FILE || undefined;
   if (certFile && keyFile) return { tls: { certFile, keyFile } };
   if (certFile || keyFile) {
-    throw new UsageError(
+    throw new ConfigError(
       `TLS_CERT_FILE and TLS_KEY_FILE go together: ${certFile ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'} is missing`,
     );
   }
@@ -185,21 +200,21 @@ export function transportOf(config: Config): Transport {
   if (config.tls) return { kind: 'tls', ...config.tls };
   if (config.trustProxy !== false) return { kind: 'behind_proxy' };
   if (!config.production) return { kind: 'plain_development' };
-  throw new UsageError(
+  throw new ConfigError(
     'in production the service answers over HTTPS only: set TLS_CERT_FILE and TLS_KEY_FILE to serve it, or TRUST_PROXY to the proxy that terminates it',
   );
 }
 
 function readRedisUrl(raw: string): string {
   if (!/^rediss?:\/\//.test(raw)) {
-    throw new UsageError(`REDIS_URL must start with redis:// or rediss://, got '${raw}'`);
+    throw new ConfigError(`REDIS_URL must start with redis:// or rediss://, got '${raw}'`);
   }
   return raw;
 }
 
 function readReplicaUrl(raw: string): string {
   if (!/^postgres(ql)?:\/\//.test(raw)) {
-    throw new UsageError('DATABASE_READ_URL must be a postgres:// URL (a PostgreSQL replica)');
+    throw new ConfigError('DATABASE_READ_URL must be a postgres:// URL (a PostgreSQL replica)');
   }
   return raw;
 }

@@ -97,10 +97,27 @@ export function errorBody(code: ErrorCode, message: string): ErrorBody {
   return { error: { code, message } };
 }
 
-/** An operator's mistake on the command line or in an import file; the CLI prints its message. */
-export class UsageError extends Error {
+/**
+ * A rule of the domain said no, in words for whoever asked: the record does not exist, the change
+ * conflicts with what is stored, or the input breaks a rule. The CLI prints the message; an API
+ * route maps the kind to its error code.
+ */
+export type DomainErrorKind = 'not_found' | 'conflict' | 'invalid';
+
+export class DomainError extends Error {
+  readonly kind: DomainErrorKind;
+
+  constructor(kind: DomainErrorKind, message: string) {
+    super(message);
+    this.name = 'DomainError';
+    this.kind = kind;
+  }
+}
+
+/** A setting that is missing or wrong (environment, files named by it); the start stops on it. */
+export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'UsageError';
+    this.name = 'ConfigError';
   }
 }

@@ -4,9 +4,9 @@ import v8 from 'node:v8';
  * How far V8 lets the heap grow past what its last full collection kept, in percent. Left alone,
  * V8 sizes that step from the machine's memory: on a large machine it lets a busy server's heap
  * reach up to four times its live data before collecting it, so memory climbs from one workload
- * to the next without ever being needed. Half the live data again kept the benchmark's server
- * under 250 MB of RSS (up to 296 MB without it) for about 5 % of its uncached page throughput;
- * a whole live heap again cost 1 % but peaked at 260 MB (see the README's performance section).
+ * to the next without ever being needed. Half the live data again is the smallest step that keeps
+ * the benchmark's server within its memory target at little cost in throughput (measured in
+ * docs/performance.md).
  */
 export const SERVER_HEAP_GROWING_PERCENT = 50;
 

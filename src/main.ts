@@ -8,7 +8,7 @@ import { systemClock } from './clock.ts';
 import { type Config, secretsFromConfig, transportOf } from './config.ts';
 import { openStore, type Store } from './db/connect.ts';
 import { migrateDatabase, migrateToLatest } from './db/migrate.ts';
-import { UsageError } from './errors.ts';
+import { ConfigError } from './errors.ts';
 import { Metrics } from './http/metrics.ts';
 import { serveMetrics } from './http/metrics-server.ts';
 import { PrimaryWindowStore } from './http/rate-limit-stores.ts';
@@ -44,7 +44,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const onIdleError = (error: Error) =>
     logger.warn({ err: error }, 'idle database connection failed');
   await migrateDatabase(config.databaseUrl, { onWarning: warn });
-  const store = openStore(config.databaseUrl, { onIdleError, onWarning: warn });
+  const rememberReads = !config.speedupsOff.has('remembered-reads');
+  const store = openStore(config.databaseUrl, { onIdleError, onWarning: warn, rememberReads });
   // Nothing left to do but for a private in-memory store, which only this connection sees.
   await migrateToLatest(store);
   const readStore = config.databaseReadUrl
@@ -138,7 +139,7 @@ export function readCertificate(files: { certFile: string; keyFile: string }): {
     try {
       return readFileSync(path);
     } catch (error) {
-      throw new UsageError(`cannot read ${name} ${path}: ${(error as Error).message}`);
+      throw new ConfigError(`cannot read ${name} ${path}: ${(error as Error).message}`);
     }
   };
   return { cert: read(files.certFile, 'TLS_CERT_FILE'), key: read(files.keyFile, 'TLS_KEY_FILE') };

@@ -1,7 +1,7 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { UsageError } from './errors.ts';
+import { ConfigError } from './errors.ts';
 import { securePrivateFile, securePrivateFolder, type Warn } from './file-modes.ts';
 
 /** Server-side secrets: never sent anywhere, never logged. */
@@ -29,7 +29,7 @@ type SecretName = keyof typeof NAMES;
 
 function parseHex(name: string, value: string): Buffer {
   if (!/^[0-9a-fA-F]{64}$/.test(value)) {
-    throw new UsageError(`${name} must be 64 hexadecimal characters (32 bytes)`);
+    throw new ConfigError(`${name} must be 64 hexadecimal characters (32 bytes)`);
   }
   return Buffer.from(value, 'hex');
 }
@@ -47,7 +47,7 @@ export function loadServerSecrets(
 ): ServerSecrets {
   const missing = (Object.keys(NAMES) as SecretName[]).filter((name) => !fromEnv[name]);
   if (missing.length > 0 && production) {
-    throw new UsageError(
+    throw new ConfigError(
       `${missing.map((name) => NAMES[name]).join(' and ')} must be set in production (64 hex characters each, e.g. from openssl rand -hex 32)`,
     );
   }

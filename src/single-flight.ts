@@ -5,8 +5,15 @@
  */
 export class SingleFlight<V> {
   readonly #inFlight = new Map<string, Promise<V>>();
+  readonly #enabled: boolean;
+
+  /** Off, every call starts its own (the benchmark's ablation, see speedups.ts). */
+  constructor(enabled = true) {
+    this.#enabled = enabled;
+  }
 
   run(key: string, start: () => Promise<V>): Promise<V> {
+    if (!this.#enabled) return start();
     const pending = this.#inFlight.get(key);
     if (pending) return pending;
     const call = start().finally(() => this.#inFlight.delete(key));

@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { AccountRow, Database, NewAccountRow } from '../db/schema.ts';
-import { passwordThrottleKey } from '../portal/lockout.ts';
 
 export async function findAccountByEmail(
   db: Kysely<Database>,
@@ -31,21 +30,47 @@ export async function clearAccountLocks(db: Kysely<Database>, accountId: string)
     .set({ locked_at: null, unredeemed_login_codes: 0 })
     .where('id', '=', accountId)
     .execute();
-  // And its password throttles: an operator who unlocks means to let the holder in.
-  const account = await db
-    .selectFrom('accounts')
-    .select('email')
+}
+
+/* The account's sign-in lock, and the count that decides it (see portal/lockout.ts). */
+
+/** One more sign-in code sent after a correct password, none redeemed since. */
+export async function countUnredeemedLoginCode(db: Kysely<Database>, accountId: string) {
+  await db
+    .updateTable('accounts')
+    .set({ unredeemed_login_codes: sql`unredeemed_login_codes + 1` })
     .where('id', '=', accountId)
-    .executeTakeFirst();
-  if (!account) return;
-  const devices = await db
-    .selectFrom('trusted_devices')
-    .select('id')
-    .where('account_id', '=', accountId)
     .execute();
-  const keys = [
-    passwordThrottleKey(account.email),
-    ...devices.map((device) => passwordThrottleKey(account.email, device.id)),
-  ];
-  await db.deleteFrom('client_throttles').where('key', 'in', keys).execute();
+}
+
+/** A sign-in succeeded: the codes sent before it are no longer a sign of someone guessing. */
+export async function clearUnredeemedLoginCodes(db: Kysely<Database>, accountId: string) {
+  await db
+    .updateTable('accounts')
+    .set({ unredeemed_login_codes: 0 })
+    .where('id', '=', accountId)
+    .where('unredeemed_login_codes', '!=', 0)
+    .execute();
+}
+
+export async function lockAccount(db: Kysely<Database>, accountId: string, now: number) {
+  await db
+    .updateTable('accounts')
+    .set({ locked_at: now })
+    .where('id', '=', accountId)
+    .where('locked_at', 'is', null)
+    .execute();
+}
+
+export async function setPassword(
+  db: Kysely<Database>,
+  accountId: string,
+  passwordHash: string,
+  mustChange: boolean,
+) {
+  await db
+    .updateTable('accounts')
+    .set({ password_hash: passwordHash, must_change_password: mustChange ? 1 : 0 })
+    .where('id', '=', accountId)
+    .execute();
 }

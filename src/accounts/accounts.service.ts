@@ -3,13 +3,8 @@ import { recordAudit } from '../audit/audit.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/connect.ts';
 import type { AccountRow } from '../db/schema.ts';
-import { UsageError } from '../errors.ts';
-import {
-  clearAccountLocks,
-  findAccountByEmail,
-  insertAccount,
-  setDeactivatedAt,
-} from './accounts.repository.ts';
+import { DomainError } from '../errors.ts';
+import { findAccountByEmail, insertAccount, setDeactivatedAt } from './accounts.repository.ts';
 import {
   generatePassword,
   hashPassword,
@@ -25,7 +20,7 @@ export function normalizeEmail(email: string): string {
 
 function assertEmail(email: string): void {
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
-    throw new UsageError(`'${email}' is not an e-mail address`);
+    throw new DomainError('invalid', `'${email}' is not an e-mail address`);
   }
 }
 
@@ -47,7 +42,8 @@ export async function createAccount(
   const password = input.password ?? generatePassword();
   const length = passwordLength(password);
   if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
-    throw new UsageError(
+    throw new DomainError(
+      'invalid',
       `a password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`,
     );
   }
@@ -55,7 +51,7 @@ export async function createAccount(
   const id = randomUUID();
   await store.db.transaction().execute(async (trx) => {
     if (await findAccountByEmail(trx, email)) {
-      throw new UsageError(`an account with e-mail ${email} already exists`);
+      throw new DomainError('conflict', `an account with e-mail ${email} already exists`);
     }
     await insertAccount(trx, {
       id,
@@ -82,7 +78,8 @@ export async function createAccount(
 /** Reads an account by e-mail, or fails with a message naming the address. */
 export async function getAccountByEmail(store: Store, email: string): Promise<AccountRow> {
   const account = await findAccountByEmail(store.db, normalizeEmail(email));
-  if (!account) throw new UsageError(`no account with e-mail ${normalizeEmail(email)}`);
+  if (!account)
+    throw new DomainError('not_found', `no account with e-mail ${normalizeEmail(email)}`);
   return account;
 }
 
@@ -110,22 +107,4 @@ export async function setAccountActive(
     );
   });
   return { id: account.id, email: account.email, active };
-}
-
-/** Lifts the lock that 100 consecutive failures put on an account, and resets its counters. */
-export async function unlockAccountByEmail(
-  store: Store,
-  clock: Clock,
-  email: string,
-): Promise<{ id: string; email: string; unlocked: true }> {
-  const account = await getAccountByEmail(store, email);
-  await store.db.transaction().execute(async (trx) => {
-    await clearAccountLocks(trx, account.id);
-    await recordAudit(
-      trx,
-      { actor: 'operator', action: 'account.unlock', target: account.id },
-      clock.now(),
-    );
-  });
-  return { id: account.id, email: account.email, unlocked: true };
 }

@@ -1,7 +1,5 @@
-import { type Kysely, sql } from 'kysely';
-import { engineOf } from '../db/engine-of.ts';
-import { preparedColumnQuery, preparedQuery } from '../db/prepared-query.ts';
-import type { Database } from '../db/schema.ts';
+import { preparedQuery } from '../db/prepared.ts';
+import type { Store } from '../db/store.ts';
 
 export interface CampaignRecord {
   id: string;
@@ -32,17 +30,14 @@ const campaignColumns = [
 ] as const;
 
 const selectCampaign = preparedQuery(
-  (db, id: string) =>
-    db.selectFrom('campaigns as c').select(campaignColumns).where('c.id', '=', id),
+  (store, id: string) =>
+    store.db.selectFrom('campaigns as c').select(campaignColumns).where('c.id', '=', id),
   { remember: 10_000 },
 );
 
 /** Read on every data request: it carries the version that response caching depends on. */
-export async function findCampaign(
-  db: Kysely<Database>,
-  id: string,
-): Promise<CampaignRecord | undefined> {
-  return (await selectCampaign(db, id))[0];
+export async function findCampaign(store: Store, id: string): Promise<CampaignRecord | undefined> {
+  return (await selectCampaign(store, id))[0];
 }
 
 /**
@@ -50,11 +45,11 @@ export async function findCampaign(
  * preparedQuery), an unchanged store returns the very same array.
  */
 export const findCampaignsInScope: (
-  db: Kysely<Database>,
+  store: Store,
   keyId: string,
 ) => Promise<readonly CampaignRecord[]> = preparedQuery(
-  (db, keyId: string) =>
-    db
+  (store, keyId: string) =>
+    store.db
       .selectFrom('campaigns as c')
       .innerJoin('key_scopes as s', 's.campaign_id', 'c.id')
       .select(campaignColumns)
@@ -79,8 +74,8 @@ export interface CampaignCounts {
 }
 
 const selectCampaignWithCounts = preparedQuery(
-  (db, id: string) =>
-    db
+  (store, id: string) =>
+    store.db
       .selectFrom('campaigns as c')
       .leftJoin('campaign_fields as f', (join) =>
         join.onRef('f.campaign_id', '=', 'c.id').on('f.type', 'in', ['RADIO', 'SELECT']),
@@ -105,10 +100,10 @@ const selectCampaignWithCounts = preparedQuery(
  * so its breakdown can be shown empty.
  */
 export async function findCampaignWithCounts(
-  db: Kysely<Database>,
+  store: Store,
   id: string,
 ): Promise<CampaignCounts | undefined> {
-  const rows = await selectCampaignWithCounts(db, id);
+  const rows = await selectCampaignWithCounts(store, id);
   const first = rows[0];
   if (!first) return undefined;
   const { fieldKey: _key, value: _value, count: _count, ...campaign } = first;
@@ -117,133 +112,4 @@ export async function findCampaignWithCounts(
     if (fieldKey !== null) counts.push({ fieldKey, value, count });
   }
   return { campaign, counts };
-}
-
-/** A place in the spec order (submittedAt, id): rows strictly after it come next. */
-export interface Position {
-  submittedAt: number;
-  id: string;
-}
-
-export interface RowFilter {
-  campaignId: string;
-  /** Only rows modified strictly after this instant (epoch ms). */
-  sinceMs?: number;
-  /** Only rows strictly after this position. */
-  after?: Position | null;
-}
-
-function filtered(db: Kysely<Database>, filter: RowFilter) {
-  let query = db.selectFrom('respondents').where('campaign_id', '=', filter.campaignId);
-  if (filter.sinceMs !== undefined) query = query.where('submitted_at', '>', filter.sinceMs);
-  const after = filter.after;
-  if (after) {
-    query = query.where((eb) =>
-      eb(eb.refTuple('submitted_at', 'id'), '>', eb.tuple(after.submittedAt, after.id)),
-    );
-  }
-  return query;
-}
-
-export async function countRespondents(db: Kysely<Database>, filter: RowFilter): Promise<number> {
-  const row = await filtered(db, filter)
-    .select((eb) => eb.fn.countAll<number>().as('total'))
-    .executeTakeFirstOrThrow();
-  return Number(row.total);
-}
-
-/**
- * A respondent as one line of text, so a page arrives as a few strings rather than a row object
- * per respondent: `submittedAt,attendanceStatus,"id"`, a unit separator (U+001F), then the
- * answers' JSON text. The id is JSON-quoted by the store; neither a quoted string nor JSON text
- * holds a raw control character, so the separators are unambiguous (see respondent-lines.ts).
- */
-function respondentLine(db: Kysely<Database>) {
-  return engineOf(db) === 'postgres'
-    ? sql<string>`submitted_at::text || ',' || attendance_status || ',' || to_json(id)::text || chr(31) || answers::text`
-    : sql<string>`submitted_at || ',' || attendance_status || ',' || json_quote(id) || char(31) || answers`;
-}
-
-/**
- * The page's lines. SQLite hands each row's line to JavaScript cheaply (plucked); pg builds a
- * result row per row, so PostgreSQL sends the page as one text of lines joined by the record
- * separator (U+001E) instead, in the same order.
- */
-function selectPage(db: Kysely<Database>, filter: RowFilter, limit: number) {
-  const rows = filtered(db, filter)
-    .select(respondentLine(db).as('value'))
-    .orderBy('submitted_at')
-    .orderBy('id')
-    .limit(limit);
-  if (engineOf(db) === 'sqlite') return rows;
-  return db
-    .selectFrom(rows.select(['submitted_at', 'id']).as('page'))
-    .select(sql<string>`string_agg(value, chr(30) ORDER BY submitted_at, id)`.as('value'));
-}
-
-// One prepared shape per combination of the optional filters.
-const pageQueries = {
-  first: preparedColumnQuery((db, campaignId: string, limit: number) =>
-    selectPage(db, { campaignId }, limit),
-  ),
-  since: preparedColumnQuery((db, campaignId: string, sinceMs: number, limit: number) =>
-    selectPage(db, { campaignId, sinceMs }, limit),
-  ),
-  after: preparedColumnQuery((db, campaignId: string, at: number, id: string, limit: number) =>
-    selectPage(db, { campaignId, after: { submittedAt: at, id } }, limit),
-  ),
-  sinceAfter: preparedColumnQuery(
-    (db, campaignId: string, sinceMs: number, at: number, id: string, limit: number) =>
-      selectPage(db, { campaignId, sinceMs, after: { submittedAt: at, id } }, limit),
-  ),
-};
-
-/** One page by keyset: the `limit` rows after the filter's position, in spec order, as lines. */
-export async function findRespondentLines(
-  db: Kysely<Database>,
-  filter: RowFilter,
-  limit: number,
-): Promise<string[]> {
-  const { campaignId, sinceMs, after } = filter;
-  let values: Array<string | null>;
-  if (sinceMs === undefined) {
-    values = after
-      ? await pageQueries.after(db, campaignId, after.submittedAt, after.id, limit)
-      : await pageQueries.first(db, campaignId, limit);
-  } else {
-    values = after
-      ? await pageQueries.sinceAfter(db, campaignId, sinceMs, after.submittedAt, after.id, limit)
-      : await pageQueries.since(db, campaignId, sinceMs, limit);
-  }
-  if (engineOf(db) === 'sqlite') return values as string[];
-  const joined = values[0];
-  return joined ? joined.split('\u001e') : [];
-}
-
-/**
- * Positions of every `stride`-th row after the filter's position, up to `count` of them, from
- * the covering index alone (no table rows are read): where the following pages end.
- */
-export async function findEveryNthPosition(
-  db: Kysely<Database>,
-  filter: RowFilter,
-  stride: number,
-  count: number,
-): Promise<Position[]> {
-  const numbered = filtered(db, filter)
-    .select([
-      'submitted_at',
-      'id',
-      sql<number>`row_number() OVER (ORDER BY submitted_at, id)`.as('n'),
-    ])
-    .orderBy('submitted_at')
-    .orderBy('id')
-    .limit(stride * count);
-  const rows = await db
-    .selectFrom(numbered.as('numbered'))
-    .select(['submitted_at as submittedAt', 'id'])
-    .where(sql<boolean>`n % ${stride} = 0`)
-    .orderBy('n')
-    .execute();
-  return rows;
 }

@@ -5,6 +5,7 @@ import { sendTagged } from '../http/conditional.ts';
 import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
 import { requireKey } from '../http/key-auth.ts';
 import { ensureClientWaiting } from '../http/overload.ts';
+import { parseInstant } from '../instant.ts';
 import {
   CampaignParams,
   CampaignsResponse,
@@ -14,40 +15,12 @@ import {
   RespondentsResponse,
   SummaryResponse,
 } from './campaigns.schemas.ts';
-import type { CampaignService, ReadOptions } from './campaigns.service.ts';
-import { parseInstant } from './instant.ts';
+import type { CampaignService } from './campaigns.service.ts';
 
 const DATA = { tags: ['Data'], security: [{ apiKey: [] }] };
 
-const SUMMARY_PATH = '/campaigns/:id/summary';
-
-/**
- * Starts the read a request for one campaign will need, alongside the key check (see app.ts): on
- * PostgreSQL the reads overlap, on SQLite they share one look at the store's change stamp. A
- * summary reads the campaign with its answer counts; the other routes, the campaign alone. The
- * read is used only once the key proved valid; only a request that presents a key starts one.
- */
-export function startCampaignRead(request: FastifyRequest, service: CampaignService): void {
-  const id = (request.params as { id?: unknown }).id;
-  if (typeof id !== 'string' || request.headers.authorization === undefined) return;
-  // A failure surfaces where the read is awaited, not as an unhandled rejection.
-  if (request.routeOptions.url?.endsWith(SUMMARY_PATH)) {
-    request.campaignCountsRead = service.readCampaignCounts(id);
-    request.campaignCountsRead.catch(() => {});
-  } else {
-    request.campaignRead = service.readCampaign(id);
-    request.campaignRead.catch(() => {});
-  }
-}
-
-/** The reads started alongside the key check, and the check that the client still waits. */
-function readOptions(request: FastifyRequest): ReadOptions {
-  return {
-    ...(request.campaignRead ? { campaign: request.campaignRead } : {}),
-    ...(request.campaignCountsRead ? { campaignCounts: request.campaignCountsRead } : {}),
-    beforeWork: () => ensureClientWaiting(request),
-  };
-}
+/** Throws once the client has gone, so the answer is not read for nobody. */
+const whileWaiting = (request: FastifyRequest) => () => ensureClientWaiting(request);
 
 /** The three data endpoints of spec, Endpoints. Every one is GET and changes nothing. */
 export function campaignRoutes(service: CampaignService): FastifyPluginAsyncTypebox {
@@ -57,6 +30,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
       {
         schema: {
           ...DATA,
+          operationId: 'listCampaigns',
           summary: "The campaigns in the key's scope",
           description: 'A key with no campaigns gets { data: [] }, not an error.',
           querystring: NoQuery,
@@ -76,10 +50,11 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
     );
 
     app.get(
-      SUMMARY_PATH,
+      '/campaigns/:id/summary',
       {
         schema: {
           ...DATA,
+          operationId: 'getCampaignSummary',
           summary: 'Attendance totals and per-question breakdowns of a campaign',
           description:
             'totals are not subject to the allow-list and may gain counters; breakdowns cover allow-listed RADIO and SELECT fields only. 403 for a campaign outside the scope, 404 for one that does not exist.',
@@ -95,7 +70,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
       async (request, reply) => {
         const key = requireKey(request);
         request.accessRecord = { campaignId: request.params.id };
-        const response = await service.summary(key, request.params.id, readOptions(request));
+        const response = await service.summary(key, request.params.id, whileWaiting(request));
         request.accessRecord.fieldKeys = [...response.fieldKeys];
         return sendTagged(request, reply, response);
       },
@@ -106,6 +81,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
       {
         schema: {
           ...DATA,
+          operationId: 'listRespondents',
           summary: 'Respondent rows of a campaign, one page at a time',
           description: [
             'Ordered by submittedAt, then id. Follow the four rules:',
@@ -145,7 +121,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
             sinceMs,
             ...(cursor !== undefined ? { cursor } : {}),
           },
-          readOptions(request),
+          whileWaiting(request),
         );
         request.accessRecord.fieldKeys = [...response.fieldKeys];
         request.accessRecord.rows = response.rows;

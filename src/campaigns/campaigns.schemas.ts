@@ -68,12 +68,15 @@ export const CampaignSchema = Type.Object(
     location: Type.Union([Type.String(), Type.Null()]),
     responseCount: Type.Integer({ minimum: 0 }),
   },
-  { additionalProperties: false },
+  { title: 'Campaign', additionalProperties: false },
 );
+
+/** Spec, Campaign (list item). */
+export type Campaign = Static<typeof CampaignSchema>;
 
 export const CampaignsResponse = Type.Object(
   { data: Type.Array(CampaignSchema) },
-  { additionalProperties: false },
+  { additionalProperties: false, description: "The campaigns in the key's scope." },
 );
 
 /** Spec, Summary. `totals` may gain counters: clients read the ones they know. */
@@ -104,8 +107,11 @@ export const SummaryResponse = Type.Object(
       },
     ),
   },
-  { additionalProperties: false },
+  { title: 'Summary', additionalProperties: false, description: 'The campaign summary.' },
 );
+
+/** Spec, Summary. `maybe` is an added counter (spec, Versioning: totals may gain counters). */
+export type Summary = Static<typeof SummaryResponse>;
 
 /** Spec, Respondent. */
 export const RespondentSchema = Type.Object(
@@ -123,9 +129,13 @@ export const RespondentSchema = Type.Object(
         'R1: only allow-listed, answered keys; a key is never null. Multi-select answers are arrays; numbers and booleans arrive as strings. ipAddress, token and guestToken are never present.',
     }),
   },
-  { additionalProperties: false },
+  { title: 'Respondent', additionalProperties: false },
 );
 
+/** Spec, Respondent. */
+export type Respondent = Static<typeof RespondentSchema>;
+
+/** Spec, Page metadata, plus `nextCursor` (an addition within v1: keyset paging that edits cannot skip). */
 export const PageMetaSchema = Type.Object(
   {
     total: Type.Integer({
@@ -144,10 +154,16 @@ export const PageMetaSchema = Type.Object(
         'Pass as cursor= for the rows after this page (keyset: edits cannot make it skip a row); null on the last page.',
     }),
   },
-  { additionalProperties: false },
+  { title: 'PageMeta', additionalProperties: false },
 );
+
+export type PageMeta = Static<typeof PageMetaSchema>;
 
 export const RespondentsResponse = Type.Object(
   { data: Type.Array(RespondentSchema), meta: PageMetaSchema },
-  { additionalProperties: false },
+  {
+    title: 'RespondentsPage',
+    additionalProperties: false,
+    description: 'One page of respondents.',
+  },
 );

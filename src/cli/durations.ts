@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.ts';
+import { UsageError } from './usage-error.ts';
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 

@@ -1,5 +1,5 @@
-import { UsageError } from '../errors.ts';
 import type { KeyScope } from '../keys/keys.repository.ts';
+import { UsageError } from './usage-error.ts';
 
 /** Reads repeated `--scope CAMPAIGN_ID=field1,field2` options; `ID=` grants an empty allow-list. */
 export function parseScopeOptions(values: string[]): KeyScope[] {

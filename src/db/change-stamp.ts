@@ -1,6 +1,4 @@
 import type SqliteDatabase from 'better-sqlite3';
-import type { Kysely } from 'kysely';
-import type { Database } from './schema.ts';
 
 /**
  * A number that moves whenever the store's data may have changed, by any writer. Reads that
@@ -8,16 +6,6 @@ import type { Database } from './schema.ts';
  * changes the stamp, and the next read goes to the store again.
  */
 export type ChangeStamp = () => number;
-
-const stamps = new WeakMap<Kysely<Database>, ChangeStamp>();
-
-export function changeStampOf(db: Kysely<Database>): ChangeStamp | undefined {
-  return stamps.get(db);
-}
-
-export function registerChangeStamp(db: Kysely<Database>, stamp: ChangeStamp): void {
-  stamps.set(db, stamp);
-}
 
 /**
  * SQLite's stamp: `PRAGMA data_version` moves when another connection (another process: the CLI,

@@ -5,11 +5,6 @@ import {
   type MigrationResultSet,
   Migrator,
 } from 'kysely/migration';
-import * as core from '../../migrations/0001-core.ts';
-import * as portal from '../../migrations/0002-portal.ts';
-import * as answersAsText from '../../migrations/0003-answers-as-text.ts';
-import * as lockoutByProof from '../../migrations/0004-lockout-by-proof.ts';
-import * as dropNeverServed from '../../migrations/0005-drop-never-served.ts';
 import {
   COMMAND_TIMEOUTS,
   type Engine,
@@ -17,6 +12,11 @@ import {
   openStore,
   type Store,
 } from './connect.ts';
+import * as core from './migrations/0001-core.ts';
+import * as portal from './migrations/0002-portal.ts';
+import * as answersAsText from './migrations/0003-answers-as-text.ts';
+import * as lockoutByProof from './migrations/0004-lockout-by-proof.ts';
+import * as dropNeverServed from './migrations/0005-drop-never-served.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>;

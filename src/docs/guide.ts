@@ -38,7 +38,7 @@ Better: follow \`meta.nextCursor\`. Pass it back as \`cursor=\` (instead of \`pa
   {
     id: 'rate-limits',
     title: 'R3: 429 and Retry-After',
-    markdown: `Each key may make 120 requests per minute (\`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` on every response). On \`429 rate_limited\`, wait the number of seconds in \`Retry-After\`, then send the same request again. Do not open parallel connections to get around it. Retry 5xx with exponential backoff and a bounded number of attempts; never retry 400, 401, 403, 404 or 422.`,
+    markdown: `Each key may make 120 requests per minute (\`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` on every response). On \`429 rate_limited\`, wait the number of seconds in \`Retry-After\`, then send the same request again. Do not open parallel connections to get around it. Retry 5xx with exponential backoff and a bounded number of attempts; never retry 400, 401, 403 or 404.`,
   },
   {
     id: 'incremental-sync',

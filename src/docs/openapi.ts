@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { GUIDE } from './guide.ts';
+import { declareHeaders, nameSchemas, type OpenApiDocument } from './openapi-components.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -21,6 +22,13 @@ export function sortKeys(value: unknown): unknown {
  */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
+    transformObject: (documentObject) => {
+      if (!('openapiObject' in documentObject)) throw new Error('expected an OpenAPI 3 document');
+      const document = documentObject.openapiObject as OpenApiDocument;
+      nameSchemas(document);
+      declareHeaders(document);
+      return document;
+    },
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -30,11 +38,14 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           'Read-only access for approved third parties to RSVP campaign data: campaigns, attendance totals, per-question breakdowns and respondent rows.',
           'Every data request is a GET with an API key as bearer token. A key reads an explicit list of campaigns, and within each an explicit allow-list of field keys; the operator sets both.',
           'The four client rules: R1 the field set varies per key (absent, never null); R2 page until page >= meta.totalPages, read fresh each time; R3 on 429 wait Retry-After seconds and retry the same request; R4 submittedAt is last-modified: upsert by id.',
-          'Limits: 120 requests per minute per key (RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset on every data response); limit 1 to 200, default 50. Timestamps are UTC; campaign data is Indonesian, shown in Asia/Jakarta by preference.',
-          'Errors are { "error": { "code", "message" } }. Bad parameters are always 400 invalid_parameter (the spec names 400 and 422). Every response carries X-Request-Id.',
+          'Limits: 120 requests per minute per key (RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset on every data answer); limit 1 to 200, default 50. Timestamps are UTC; campaign data is Indonesian, shown in Asia/Jakarta by preference.',
+          'Errors are { "error": { "code", "message" } }. Bad parameters are 400 invalid_parameter. Every response carries X-Request-Id.',
           ...GUIDE.map((section) => `# ${section.title}\n\n${section.markdown}`),
         ].join('\n\n'),
+        license: { name: 'MIT', identifier: 'MIT' },
       },
+      // Relative: the document is served by the service it describes, at whatever origin.
+      servers: [{ url: '/', description: 'The service that serves this document.' }],
       tags: [
         { name: 'Data', description: 'The read-only data interface (API key).' },
         {

@@ -1,6 +1,6 @@
 import ajvFormats from 'ajv-formats';
 import type { FastifyServerOptions } from 'fastify';
-import { parseInstant } from '../campaigns/instant.ts';
+import { parseInstant } from '../instant.ts';
 
 type AjvPlugins = NonNullable<NonNullable<FastifyServerOptions['ajv']>['plugins']>;
 

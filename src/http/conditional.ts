@@ -18,8 +18,7 @@ export function noneMatchHolds(header: string | undefined, etag: string): boolea
 
 /**
  * Sends a data response with its strong ETag, or 304 with no body when the client holds these
- * bytes already. A full response to a conditional request is charged to the rate limit here. A
- * lent body (see CachedResponse.release) is given back once it is no longer needed.
+ * bytes already. A full response to a conditional request is charged to the rate limit here.
  */
 export async function sendTagged(
   request: FastifyRequest,
@@ -30,12 +29,8 @@ export async function sendTagged(
   reply.header('cache-control', 'private, no-cache');
   reply.header('etag', response.etag);
   if (noneMatchHolds(request.headers['if-none-match'], response.etag)) {
-    response.release?.();
     return reply.code(304).send();
   }
-  // A lent body goes back once written out: 'finish' follows the last write's completion. (An
-  // error answer instead, 429 say, finishes too; a client that leaves first leaves it to GC.)
-  if (response.release) reply.raw.once('finish', response.release);
   await request.chargeRateLimit?.();
   return reply.type('application/json; charset=utf-8').send(response.body);
 }

@@ -13,18 +13,11 @@ export const ErrorEnvelope = Type.Object(
       { additionalProperties: false },
     ),
   },
-  { additionalProperties: false },
+  { title: 'Error', additionalProperties: false },
 );
 
-const RETRY_AFTER = {
-  'retry-after': {
-    type: 'integer',
-    description: 'Seconds to wait before retrying the same request.',
-  },
-};
-
 const DESCRIPTIONS: Record<number, string> = {
-  400: 'invalid_parameter: a bad or unknown parameter or body field (the spec allows 400 or 422; this service always answers 400). Fix the request; do not retry.',
+  400: 'invalid_parameter: a bad or unknown parameter or body field. Fix the request; do not retry.',
   401: 'unauthorized (a key or session missing, malformed, unknown, revoked or expired, or its account deactivated), or invalid_credentials / invalid_code on the portal. Do not retry with the same credentials.',
   403: "forbidden: the campaign exists but is outside the key's scope (portal: step_up_required, password_change_required, or account_locked, which an operator must lift). Do not retry.",
   404: 'not_found: no such campaign (or it was deleted), key, device or route. Do not retry.',
@@ -40,9 +33,9 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   const responses: Record<number, TSchema> = {};
   for (const status of statuses) {
     responses[status] = Type.Object(ErrorEnvelope.properties, {
+      title: 'Error',
       additionalProperties: false,
       description: DESCRIPTIONS[status] ?? 'An error.',
-      ...(status === 429 || status === 503 ? { headers: RETRY_AFTER } : {}),
     });
   }
   return responses;
@@ -53,6 +46,5 @@ export const NOT_MODIFIED = {
   304: Type.Null({
     description:
       'Not Modified: the ETag in If-None-Match is current. No body; not counted against the rate limit.',
-    headers: { etag: { type: 'string', description: 'The strong ETag of the current response.' } },
   }),
 };

@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
-import type { Database } from '../db/schema.ts';
+import type { Store } from '../db/store.ts';
 import { ApiError } from '../errors.ts';
 import { bearerToken, isWellFormedKey } from '../keys/key-format.ts';
 import type { KeyUsage } from '../keys/key-usage.ts';
@@ -13,15 +12,15 @@ import { SingleFlight } from '../single-flight.ts';
  * limit runs next and must count failed attempts per client address. A valid key's use is noted
  * for its holder (see KeyUsage), never written here.
  */
-export function authenticateKey(db: Kysely<Database>, clock: Clock, usage: KeyUsage) {
+export function authenticateKey(store: Store, clock: Clock, usage: KeyUsage, shareLookups = true) {
   // Requests with the same key at the same moment share one lookup (see SingleFlight).
-  const lookups = new SingleFlight<KeyVerification>();
+  const lookups = new SingleFlight<KeyVerification>(shareLookups);
   return async function authenticateKeyHook(request: FastifyRequest): Promise<void> {
     const text = bearerToken(request.headers.authorization);
     const verification =
       text === undefined || !isWellFormedKey(text)
-        ? await verifyKey(db, text, clock.now())
-        : await lookups.run(text, () => verifyKey(db, text, clock.now()));
+        ? await verifyKey(store, text, clock.now())
+        : await lookups.run(text, () => verifyKey(store, text, clock.now()));
     if (verification.kind === 'valid') usage.note(verification.key.id, clock.now());
     request.keyVerification = verification;
   };

@@ -70,13 +70,13 @@ export class Metrics {
   }
 
   /** The page threads running, read whenever metrics are scraped. */
-  watchPageThreads(readers: { readonly running: number }): void {
+  watchPageThreads(running: () => number): void {
     new Gauge({
       name: 'hadir_page_threads',
-      help: 'Threads serialising respondent pages (on SQLite, reading them too) running.',
+      help: 'Threads writing respondent pages (on SQLite, reading them too) running.',
       registers: [this.registry],
       collect() {
-        this.set(readers.running);
+        this.set(running());
       },
     });
   }

@@ -1,4 +1,3 @@
-import type { CampaignCounts, CampaignRecord } from '../campaigns/campaigns.repository.ts';
 import type { KeyVerification } from '../keys/keys.service.ts';
 
 /** What the access log records of a data request: identifiers and counts, never a value. */
@@ -17,9 +16,5 @@ declare module 'fastify' {
     chargeRateLimit: (() => Promise<void>) | null;
     /** Set when the client closed the connection before its answer was sent. */
     clientGone: boolean;
-    /** The campaign named in the path, read alongside the key check (data routes with an id). */
-    campaignRead?: Promise<CampaignRecord | undefined>;
-    /** The same with its answer counts, for a summary (see startCampaignRead). */
-    campaignCountsRead?: Promise<CampaignCounts | undefined>;
   }
 }

@@ -8,11 +8,6 @@ export interface CachedResponse {
   readonly etag: string;
   readonly fieldKeys: readonly string[];
   readonly rows: number;
-  /**
-   * Present when `body` is lent from a pool (see body-pool.ts): called once the bytes are sent,
-   * after which the body is not read again. The cache keeps a copy instead (see `owned`).
-   */
-  readonly release?: () => void;
 }
 
 /** Serialises a body once and tags it: equal bytes get equal ETags on every instance. */
@@ -40,15 +35,6 @@ export function tagged(
   return { body, etag: `"${hash('sha1', body, 'base64url')}"`, ...log };
 }
 
-/** The response as something that keeps it may hold it: a lent body is copied and given back. */
-function owned(response: CachedResponse): CachedResponse {
-  const { release, ...rest } = response;
-  if (!release) return response;
-  const copy = { ...rest, body: Buffer.from(rest.body) };
-  release();
-  return copy;
-}
-
 /**
  * Serialised data responses by a key that names every input of their bytes (campaign version,
  * allow-list, query), so an entry never needs invalidating: a write bumps the campaign's version
@@ -57,12 +43,13 @@ function owned(response: CachedResponse): CachedResponse {
  */
 export class ResponseCache {
   readonly #entries: LRUCache<string, CachedResponse> | undefined;
-  readonly #inFlight = new SingleFlight<CachedResponse>();
+  readonly #inFlight: SingleFlight<CachedResponse>;
   readonly #onLookup: (hit: boolean) => void;
 
   /** `maxBytes` 0 turns the cache off, sharing of concurrent misses included. */
-  constructor(maxBytes: number, onLookup: (hit: boolean) => void = () => {}) {
+  constructor(maxBytes: number, onLookup: (hit: boolean) => void = () => {}, shareMisses = true) {
     this.#onLookup = onLookup;
+    this.#inFlight = new SingleFlight(shareMisses);
     this.#entries =
       maxBytes > 0
         ? new LRUCache({
@@ -80,8 +67,7 @@ export class ResponseCache {
     this.#onLookup(stored !== undefined);
     if (stored) return stored;
     return this.#inFlight.run(key, async () => {
-      // Kept, and shared by concurrent misses: never a lent body.
-      const entry = owned(await produce());
+      const entry = await produce();
       this.#entries?.set(key, entry);
       return entry;
     });

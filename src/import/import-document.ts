@@ -1,12 +1,12 @@
 import { normalizeAnswer, SECRET_FIELD_KEYS } from '../campaigns/field-projection.ts';
-import { parseInstant } from '../campaigns/instant.ts';
 import {
   ATTENDANCE_STATUSES,
   type AttendanceStatus,
   FIELD_TYPES,
   type FieldType,
 } from '../db/schema.ts';
-import { UsageError } from '../errors.ts';
+import { DomainError } from '../errors.ts';
+import { parseInstant } from '../instant.ts';
 import { isRecordId, RECORD_ID_RULE } from '../record-ids.ts';
 
 export interface CampaignField {
@@ -66,7 +66,8 @@ class Problems {
     if (this.list.length === 0) return;
     const shown = this.list.slice(0, MAX_REPORTED_PROBLEMS);
     const more = this.list.length - shown.length;
-    throw new UsageError(
+    throw new DomainError(
+      'invalid',
       `import rejected, nothing was written:\n  ${shown.join('\n  ')}${more > 0 ? `\n  … and ${more} more` : ''}`,
     );
   }
@@ -363,7 +364,7 @@ function parseList<T extends { id: string }>(
 }
 
 /**
- * Checks a whole import document and returns it in stored form, or throws a `UsageError` that
+ * Checks a whole import document and returns it in stored form, or throws a `DomainError` that
  * names every bad record (by position and id), up to twenty of them.
  */
 export function parseImportDocument(raw: unknown): ImportDocument {
@@ -388,5 +389,5 @@ export function rejectImport(problems: string[]): never {
   const collected = new Problems();
   for (const problem of problems) collected.list.push(problem);
   collected.throwIfAny();
-  throw new UsageError('import rejected');
+  throw new DomainError('invalid', 'import rejected');
 }

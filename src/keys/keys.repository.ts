@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
-import { preparedQuery } from '../db/prepared-query.ts';
+import { preparedQuery } from '../db/prepared.ts';
 import type { ApiKeyRow, Database, NewApiKeyRow } from '../db/schema.ts';
+import type { Store } from '../db/store.ts';
 
 /** One campaign a key may read, and the field keys it may see there (the allow-list). */
 export interface KeyScope {
@@ -23,8 +24,8 @@ export interface KeyAuthRow {
 // The account's flag is a subquery, not a join: with a join SQLite's planner may scan api_keys
 // instead of searching its key_hash index, several times slower once statistics say it is small.
 const selectKeyByHash = preparedQuery(
-  (db, keyHash: string) =>
-    db
+  (store, keyHash: string) =>
+    store.db
       .selectFrom('api_keys as k')
       .where('k.key_hash', '=', keyHash)
       .select((eb) => [
@@ -48,10 +49,10 @@ const selectKeyByHash = preparedQuery(
 
 /** Run on every data request, to authenticate it. */
 export async function findKeyByHash(
-  db: Kysely<Database>,
+  store: Store,
   keyHash: string,
 ): Promise<KeyAuthRow | undefined> {
-  return (await selectKeyByHash(db, keyHash))[0];
+  return (await selectKeyByHash(store, keyHash))[0];
 }
 
 export async function findKeyById(
@@ -172,4 +173,29 @@ export async function recordLastUses(
         .execute();
     }
   });
+}
+
+/* Keys held sealed for their one reveal in the portal. */
+
+export async function findSealedKey(db: Kysely<Database>, keyId: string) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'account_id', 'sealed_key', 'revealed_at'])
+    .where('id', '=', keyId)
+    .executeTakeFirst();
+}
+
+/** Wipes the sealed copy as it is revealed; false when another request revealed it first. */
+export async function wipeSealedKey(
+  db: Kysely<Database>,
+  keyId: string,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ sealed_key: null, revealed_at: now })
+    .where('id', '=', keyId)
+    .where('sealed_key', 'is not', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
 }

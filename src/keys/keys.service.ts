@@ -5,7 +5,7 @@ import { recordAudit } from '../audit/audit.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/connect.ts';
 import type { ApiKeyRow, Database } from '../db/schema.ts';
-import { UsageError } from '../errors.ts';
+import { DomainError } from '../errors.ts';
 import { generateKeyText, hashKey, isWellFormedKey, keyHint } from './key-format.ts';
 import { sealKey } from './key-seal.ts';
 import {
@@ -49,13 +49,13 @@ export type KeyVerification =
  * expiry or deactivation decides the very next request.
  */
 export async function verifyKey(
-  db: Kysely<Database>,
+  store: Store,
   text: string | undefined,
   now: number,
 ): Promise<KeyVerification> {
   if (text === undefined) return { kind: 'missing' };
   if (!isWellFormedKey(text)) return { kind: 'malformed' };
-  const row = await findKeyByHash(db, hashKey(text));
+  const row = await findKeyByHash(store, hashKey(text));
   if (!row) return { kind: 'unknown' };
   if (row.revokedAt !== null && row.revokedAt <= now) return { kind: 'revoked' };
   if (row.expiresAt <= now) return { kind: 'expired' };
@@ -86,7 +86,8 @@ export function keyStatus(
 async function validateScopes(db: Kysely<Database>, scopes: KeyScope[]): Promise<KeyScope[]> {
   const ids = scopes.map((scope) => scope.campaignId);
   const duplicate = ids.find((id, index) => ids.indexOf(id) !== index);
-  if (duplicate) throw new UsageError(`campaign ${duplicate} is named in more than one --scope`);
+  if (duplicate)
+    throw new DomainError('invalid', `campaign ${duplicate} is named in more than one --scope`);
   if (ids.length === 0) return [];
   const found = await db
     .selectFrom('campaigns')
@@ -96,7 +97,7 @@ async function validateScopes(db: Kysely<Database>, scopes: KeyScope[]): Promise
     .execute();
   const existing = new Set(found.map((row) => row.id));
   const missing = ids.find((id) => !existing.has(id));
-  if (missing) throw new UsageError(`campaign ${missing} does not exist`);
+  if (missing) throw new DomainError('not_found', `campaign ${missing} does not exist`);
   return scopes.map((scope) => ({
     campaignId: scope.campaignId,
     fields: [...new Set(scope.fields.map((field) => field.trim()).filter((field) => field !== ''))],
@@ -125,10 +126,13 @@ export async function issueKey(
   const now = clock.now();
   const account = await getAccountByEmail(store, input.accountEmail);
   if (account.deactivated_at !== null) {
-    throw new UsageError(`account ${account.email} is deactivated; reactivate it first`);
+    throw new DomainError(
+      'conflict',
+      `account ${account.email} is deactivated; reactivate it first`,
+    );
   }
   const expiresAt = input.expiresAt ?? now + DEFAULT_KEY_LIFETIME_MS;
-  if (expiresAt <= now) throw new UsageError('the expiry must be in the future');
+  if (expiresAt <= now) throw new DomainError('invalid', 'the expiry must be in the future');
   const text = generateKeyText();
   const id = randomUUID();
   await store.db.transaction().execute(async (trx) => {
@@ -167,7 +171,7 @@ export async function issueKey(
 
 async function getKey(db: Kysely<Database>, keyId: string): Promise<ApiKeyRow> {
   const key = await findKeyById(db, keyId);
-  if (!key) throw new UsageError(`no key with id ${keyId}`);
+  if (!key) throw new DomainError('not_found', `no key with id ${keyId}`);
   return key;
 }
 
@@ -231,7 +235,7 @@ export async function rotateKey(
   actor = 'operator',
 ): Promise<RotatedKey> {
   if (!Number.isInteger(overlapMs) || overlapMs < 0 || overlapMs > MAX_ROTATION_OVERLAP_MS) {
-    throw new UsageError('the overlap must be from 0 to 7 days');
+    throw new DomainError('invalid', 'the overlap must be from 0 to 7 days');
   }
   const now = clock.now();
   const text = generateKeyText();
@@ -240,9 +244,10 @@ export async function rotateKey(
     const old = await getKey(trx, keyId);
     const status = keyStatus(old, now);
     if (status !== 'active')
-      throw new UsageError(`key ${keyId} is ${status} and cannot be rotated`);
+      throw new DomainError('conflict', `key ${keyId} is ${status} and cannot be rotated`);
     if (old.replaced_by_id !== null) {
-      throw new UsageError(
+      throw new DomainError(
+        'conflict',
         `key ${keyId} was already rotated; rotate its successor ${old.replaced_by_id}`,
       );
     }
@@ -266,7 +271,7 @@ export async function rotateKey(
     await writeScopes(trx, id, scopes);
     const validUntil = overlapEnd(now, overlapMs, old.expires_at);
     if (!(await markReplaced(trx, old.id, id, validUntil))) {
-      throw new UsageError(`key ${keyId} was already rotated`);
+      throw new DomainError('conflict', `key ${keyId} was already rotated`);
     }
     await recordAudit(
       trx,

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
-import { UsageError } from '../errors.ts';
+import { ConfigError } from '../errors.ts';
 import { securePrivateFolder } from '../file-modes.ts';
 
 export interface MailMessage {
@@ -61,7 +61,7 @@ export function createMailer(
 ): Mailer {
   if (options.smtpUrl) return createSmtpMailer(options.smtpUrl, options.mailFrom);
   if (options.production) {
-    throw new UsageError('SMTP_URL must be set in production: one-time codes are sent by e-mail');
+    throw new ConfigError('SMTP_URL must be set in production: one-time codes are sent by e-mail');
   }
   return createOutboxMailer(DEVELOPMENT_OUTBOX, options.mailFrom, logger);
 }

@@ -49,6 +49,7 @@ function clientOf(request: FastifyRequest, deviceLabel?: string): ClientContext 
 
 /** OpenAPI metadata of a portal route; protected routes take the session as a bearer token. */
 function doc<T extends object>(
+  operationId: string,
   summary: string,
   description: string,
   schema: T,
@@ -56,6 +57,7 @@ function doc<T extends object>(
 ) {
   return {
     tags: ['Portal'],
+    operationId,
     summary,
     description,
     ...(isProtected ? { security: [{ session: [] }] } : { security: [] }),
@@ -80,6 +82,7 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
       '/login',
       {
         schema: doc(
+          'login',
           'Password login',
           'With a valid, unexpired deviceToken it returns a session; otherwise it e-mails a 6-digit code. A wrong password and an unknown e-mail answer the same 401 invalid_credentials, and the same 429 once an address has had 10 failed passwords in 15 minutes. 403 account_locked only after the right password, when an operator must unlock the account.',
           {
@@ -96,6 +99,7 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
       '/verify-otp',
       {
         schema: doc(
+          'verifyOtp',
           'Exchange the e-mailed code for a session',
           'With rememberDevice true it also issues a trusted-device token valid 30 days. Codes: 10 minutes, 5 tries, the newest replaces older ones. A wrong code counts only against the code it was tried on.',
           {
@@ -131,6 +135,7 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
         '/me',
         {
           schema: doc(
+            'getMe',
             'The current session principal',
             'stepUpValidUntil is null when the session is not elevated.',
             {
@@ -146,6 +151,7 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
         '/change-password',
         {
           schema: doc(
+            'changePassword',
             'Change the password',
             'Clears mustChangePassword, ends every other session and revokes every trusted device.',
             {
@@ -163,6 +169,7 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
         '/step-up',
         {
           schema: doc(
+            'stepUp',
             'Request or redeem a step-up code',
             'Without a body (or without code) it e-mails a code bound to this session; with code it elevates the session for 10 minutes. Key reveal and rotation need it.',
             {
@@ -183,7 +190,7 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
       protectedRoutes.get(
         '/devices',
         {
-          schema: doc('List trusted devices', 'Never includes their tokens.', {
+          schema: doc('listDevices', 'List trusted devices', 'Never includes their tokens.', {
             response: { 200: DevicesResponse, ...errorResponses(401, 403, 500) },
           }),
         },
@@ -193,10 +200,15 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
       protectedRoutes.delete(
         '/devices/:id',
         {
-          schema: doc('Revoke a trusted device', 'Its next login needs an e-mailed code again.', {
-            params: IdParams,
-            response: { 200: RevokedResponse, ...errorResponses(401, 403, 404, 500) },
-          }),
+          schema: doc(
+            'revokeDevice',
+            'Revoke a trusted device',
+            'Its next login needs an e-mailed code again.',
+            {
+              params: IdParams,
+              response: { 200: RevokedResponse, ...errorResponses(401, 403, 404, 500) },
+            },
+          ),
         },
         async (request) =>
           portal.revokeDevice(principalOf(request), request.params.id, clientOf(request)),
@@ -206,6 +218,7 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
         '/keys',
         {
           schema: doc(
+            'listKeys',
             "List the account's API keys",
             'Never the keys themselves: hint is their last 4 characters.',
             { response: { 200: KeysResponse, ...errorResponses(401, 403, 500) } },
@@ -218,6 +231,7 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
         '/keys/:id/reveal',
         {
           schema: doc(
+            'revealKey',
             'Reveal a key once',
             'For a key the operator created with --reveal-in-portal; needs a step-up. 409 already_revealed after the first time.',
             {
@@ -234,6 +248,7 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
         '/keys/:id/rotate',
         {
           schema: doc(
+            'rotateKey',
             'Rotate a key',
             'Needs a step-up. The new key has the same scope and allow-lists; the old one stays valid for overlapHours (0 to 168, default 24), never past its own expiry.',
             {

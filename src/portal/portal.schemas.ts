@@ -71,13 +71,19 @@ const Session = Type.Object(
 );
 const status = <T extends string>(value: T) => Type.Literal(value);
 
-export const LoginResponse = Type.Union([
-  Type.Object({ status: status('code_sent') }, { additionalProperties: false }),
-  Type.Object(
-    { status: status('authenticated'), session: Session },
-    { additionalProperties: false },
-  ),
-]);
+export const LoginResponse = Type.Union(
+  [
+    Type.Object({ status: status('code_sent') }, { additionalProperties: false }),
+    Type.Object(
+      { status: status('authenticated'), session: Session },
+      { additionalProperties: false },
+    ),
+  ],
+  {
+    description:
+      'code_sent: a code went to the e-mail address; authenticated: the trusted device skipped it.',
+  },
+);
 
 export const VerifyOtpResponse = Type.Object(
   {
@@ -96,13 +102,25 @@ export const VerifyOtpResponse = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: 'A new session, and a trusted-device token when rememberDevice was true.',
+  },
 );
 
-export const StepUpResponse = Type.Union([
-  Type.Object({ status: status('code_sent') }, { additionalProperties: false }),
-  Type.Object({ status: status('verified'), validUntil: Instant }, { additionalProperties: false }),
-]);
+export const StepUpResponse = Type.Union(
+  [
+    Type.Object({ status: status('code_sent') }, { additionalProperties: false }),
+    Type.Object(
+      { status: status('verified'), validUntil: Instant },
+      { additionalProperties: false },
+    ),
+  ],
+  {
+    description:
+      'code_sent: a code went to the e-mail address; verified: the session is elevated until validUntil.',
+  },
+);
 
 export const MeResponse = Type.Object(
   {
@@ -111,12 +129,15 @@ export const MeResponse = Type.Object(
     mustChangePassword: Type.Boolean(),
     stepUpValidUntil: Type.Union([Instant, Type.Null()]),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'The signed-in account.' },
 );
 
 export const PasswordChangedResponse = Type.Object(
   { status: status('password_changed') },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: 'The password is changed; other sessions and trusted devices are gone.',
+  },
 );
 
 export const DevicesResponse = Type.Object(
@@ -134,12 +155,12 @@ export const DevicesResponse = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: "The account's trusted devices, newest first." },
 );
 
 export const RevokedResponse = Type.Object(
   { status: status('revoked') },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'The device is revoked.' },
 );
 
 export const KeysResponse = Type.Object(
@@ -165,12 +186,18 @@ export const KeysResponse = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: "The account's keys, without their secrets." },
 );
 
-export const RevealResponse = Type.Object({ key: Type.String() }, { additionalProperties: false });
+export const RevealResponse = Type.Object(
+  { key: Type.String() },
+  { additionalProperties: false, description: 'The key, shown this once.' },
+);
 
 export const RotateResponse = Type.Object(
   { id: Type.String(), key: Type.String(), previousKeyValidUntil: Instant },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description: 'The new key, shown this once, and when the old one stops working.',
+  },
 );

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaignService } from '../../src/campaigns/campaigns.service.ts';
-import { CursorCodec } from '../../src/campaigns/page-cursor.ts';
+import { createRespondentPages } from '../../src/campaigns/pages/respondent-pages.ts';
 import { ResponseCache } from '../../src/http/response-cache.ts';
 import { importDocument } from '../../src/import/import.service.ts';
 import { parseImportDocument } from '../../src/import/import-document.ts';
@@ -115,13 +115,19 @@ describe.each(ENGINES)('campaigns and summary on %s', (engine) => {
 
   it('answers list requests of a key made at one moment from one read, and later ones afresh', async () => {
     const { key, id } = await createTestKey(t.store, t.clock, [{ campaignId: 'gala', fields: [] }]);
-    const verified = await verifyKey(t.store.db, key, t.clock.now());
+    const verified = await verifyKey(t.store, key, t.clock.now());
     if (verified.kind !== 'valid') throw new Error(`the test key is ${verified.kind}`);
-    const service = createCampaignService(
-      t.store.db,
-      new ResponseCache(0),
-      new CursorCodec(TEST_SECRETS.cursorKey),
-    );
+    const pages = createRespondentPages(t.store, {
+      cursorKey: TEST_SECRETS.cursorKey,
+      threads: 0,
+      quoteJumping: true,
+      shareStarts: true,
+    });
+    const service = createCampaignService(t.store, {
+      cache: new ResponseCache(0),
+      pages,
+      shareReads: true,
+    });
     const [first, second] = await Promise.all([
       service.listCampaigns(verified.key),
       service.listCampaigns(verified.key),

@@ -10,6 +10,7 @@ import type { Metrics } from '../../src/http/metrics.ts';
 import { createLoggers } from '../../src/logger.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import type { ServerSecrets } from '../../src/secrets.ts';
+import type { SpeedupsOff } from '../../src/speedups.ts';
 import { ManualClock } from './clock.ts';
 import { createTestStore } from './stores.ts';
 
@@ -104,6 +105,7 @@ export async function startTestApp(
     outageTimings?: { probeIntervalMs?: number; reportIntervalMs?: number };
     trustProxy?: string;
     requireForwardedHttps?: boolean;
+    speedupsOff?: SpeedupsOff;
   } = {},
 ): Promise<TestApp> {
   const store =
@@ -135,6 +137,7 @@ export async function startTestApp(
       ...(options.pageThreads !== undefined ? { pageThreads: options.pageThreads } : {}),
       ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
       ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
+      ...(options.speedupsOff ? { speedupsOff: options.speedupsOff } : {}),
     },
     ...(options.requireForwardedHttps ? { requireForwardedHttps: true } : {}),
     ...(options.connectionTimeouts ? { connectionTimeouts: options.connectionTimeouts } : {}),

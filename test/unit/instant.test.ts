@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseInstant, toIso } from '../../src/campaigns/instant.ts';
+import { parseInstant, toIso } from '../../src/instant.ts';
 
 const at = (iso: string) => Date.parse(iso);
 

@@ -76,28 +76,3 @@ describe('the response cache', () => {
     expect(page('a').etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
   });
 });
-
-describe('the response cache and lent bodies', () => {
-  it('keeps a copy of a lent body and gives the lent one back at once', async () => {
-    const cache = new ResponseCache(1024 * 1024);
-    const lent = page('lent');
-    let released = 0;
-    const stored = await cache.get('k', async () => ({ ...lent, release: () => (released += 1) }));
-    expect(released).toBe(1);
-    expect(stored.release).toBeUndefined();
-    // The pool may now write the next body into the lent bytes: the cached copy stays intact.
-    lent.body.fill(0);
-    expect(stored.body.toString()).toBe('{"text":"lent"}');
-    expect((await cache.get('k', async () => page('other'))).body.toString()).toBe(
-      '{"text":"lent"}',
-    );
-  });
-
-  it('hands a lent body on untouched when off: the sender gives it back', async () => {
-    const cache = new ResponseCache(0);
-    let released = 0;
-    const lent = { ...page('lent'), release: () => (released += 1) };
-    expect(await cache.get('k', async () => lent)).toBe(lent);
-    expect(released).toBe(0);
-  });
-});

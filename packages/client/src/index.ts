@@ -9,6 +9,7 @@ export { HadirApiError } from './errors.js';
 export type {
   AttendanceStatus,
   Campaign,
+  ErrorEnvelope,
   PageMeta,
   Respondent,
   RespondentsPage,

@@ -1,0 +1,91 @@
+import { type CachedResponse, fromJsonText, tagged } from '../../http/response-cache.ts';
+import type { PageMeta } from '../campaigns.schemas.ts';
+import { compileProjection, type Projection } from '../field-projection.ts';
+import type { CursorCodec } from './page-cursor.ts';
+import type { Position } from './page-positions.ts';
+import { linePosition, respondentJson } from './respondent-line.ts';
+
+/** One page to write: where it starts, and everything its bytes depend on besides the rows. */
+export interface PageRequest {
+  campaignId: string;
+  sinceMs: number | undefined;
+  /** Rows strictly after this position; null for the first page. */
+  after: Position | null;
+  limit: number;
+  /** The key's allow-list there, as compiled (see compileProjection). */
+  fieldKeys: readonly string[];
+  /** `meta` of the page but nextCursor, which depends on the rows. */
+  meta: Omit<PageMeta, 'nextCursor'>;
+}
+
+/** The page as served, and where it ends when it is full (for the next page's start). */
+export interface Page {
+  response: CachedResponse;
+  end: Position | undefined;
+}
+
+/** How a page's body is written: the key its cursor is signed with, and which cutter cuts. */
+export interface PageWriting {
+  cursors: CursorCodec;
+  /** The quote-jumping field cutter (see field-cutter.ts); off, each row's answers are parsed. */
+  quoteJumping: boolean;
+}
+
+/** The bytes of a page with no rows. */
+export function emptyPage(meta: PageRequest['meta']): CachedResponse {
+  return fromJsonText(`{"data":[],"meta":${JSON.stringify({ ...meta, nextCursor: null })}}`, {
+    fieldKeys: [],
+    rows: 0,
+  });
+}
+
+const projections = new Map<string, Projection>();
+
+function projectionOf(fieldKeys: readonly string[]): Projection {
+  const identity = JSON.stringify(fieldKeys);
+  let projection = projections.get(identity);
+  if (!projection) {
+    projection = compileProjection(fieldKeys);
+    // Allow-lists are few; the bound only guards against a pathological number of them.
+    if (projections.size >= 1_000) projections.clear();
+    projections.set(identity, projection);
+  }
+  return projection;
+}
+
+/**
+ * Writes the body of a page from its lines (the page's rows and the one after it, which tells
+ * whether another page follows): each row as JSON text straight from its line (see
+ * respondentJson), then `meta` with the cursor of the rows after it.
+ */
+export function writePage(
+  lines: readonly string[],
+  request: PageRequest,
+  writing: PageWriting,
+): Page {
+  const { campaignId, sinceMs, limit, meta } = request;
+  const count = Math.min(lines.length, limit);
+  let end: Position | undefined;
+  let nextCursor: string | null = null;
+  if (count === limit) {
+    end = linePosition(lines[count - 1] as string);
+    if (lines.length > limit) {
+      nextCursor = writing.cursors.encode(
+        { after: end, page: meta.page + 1 },
+        { campaignId, sinceMs, limit },
+      );
+    }
+  }
+  const projection = projectionOf(request.fieldKeys);
+  const served = new Array<boolean>(projection.fieldKeys.length).fill(false);
+  const data = new Array<string>(count);
+  for (let index = 0; index < count; index++) {
+    data[index] = respondentJson(lines[index] as string, projection, served, writing.quoteJumping);
+  }
+  const json = `{"data":[${data.join(',')}],"meta":${JSON.stringify({ ...meta, nextCursor })}}`;
+  const response = tagged(Buffer.from(json), {
+    fieldKeys: projection.fieldKeys.filter((_, index) => served[index]),
+    rows: count,
+  });
+  return { response, end };
+}

@@ -1,0 +1,57 @@
+// The entry of a page thread (see page-threads.ts): it writes the pages the main thread asks for,
+// reading their rows through its own connection to a SQLite file, or from the lines the main
+// thread read from PostgreSQL and sent along.
+import { parentPort, workerData } from 'node:worker_threads';
+import { openStore } from '../../db/connect.ts';
+import { type PageRequest, writePage } from './page-body.ts';
+import { CursorCodec } from './page-cursor.ts';
+import { findRespondentLines } from './page-rows.repository.ts';
+
+/**
+ * What a thread is started with: the SQLite file it reads, unless its pages come with their
+ * lines; the key its pages' cursors are signed with; whether the quote-jumping cutter cuts.
+ */
+export interface PageThreadData {
+  sqliteUrl: string | undefined;
+  cursorKey: Uint8Array;
+  quoteJumping: boolean;
+}
+
+/** A page to write: from `lines` when given, else read here. */
+export interface PageJob {
+  id: number;
+  request: PageRequest;
+  lines?: string[];
+}
+
+const { sqliteUrl, cursorKey, quoteJumping } = workerData as PageThreadData;
+const store = sqliteUrl === undefined ? undefined : openStore(sqliteUrl);
+const writing = { cursors: new CursorCodec(Buffer.from(cursorKey)), quoteJumping };
+
+async function linesOf({ request, lines }: PageJob): Promise<readonly string[]> {
+  if (lines) return lines;
+  if (!store) throw new Error('a page thread without a store was sent a page without its lines');
+  const { campaignId, sinceMs, after, limit } = request;
+  return findRespondentLines(store, { campaignId, sinceMs, after }, limit + 1);
+}
+
+parentPort?.on('message', async (job: PageJob) => {
+  try {
+    const { response, end } = writePage(await linesOf(job), job.request, writing);
+    // A body with an ArrayBuffer of its own moves to the main thread; a small one lives in Node's
+    // shared pool, which must stay here, and is copied.
+    const { body } = response;
+    const own = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
+    parentPort?.postMessage({ id: job.id, response, end }, own ? [body.buffer as ArrayBuffer] : []);
+  } catch (error) {
+    // The code travels too: SQLITE_BUSY and its kind mean 503, not 500 (see store-errors.ts).
+    const { message, code } = error as { message?: unknown; code?: unknown };
+    parentPort?.postMessage({
+      id: job.id,
+      error: {
+        message: String(message ?? error),
+        code: typeof code === 'string' ? code : undefined,
+      },
+    });
+  }
+});

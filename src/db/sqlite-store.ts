@@ -1,0 +1,132 @@
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import {
+  type Driver,
+  Kysely,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  type SqliteDatabase as SqliteDialectDatabase,
+} from 'kysely';
+import { LRUCache } from 'lru-cache';
+import {
+  createPrivateFile,
+  securePrivateFile,
+  securePrivateFolder,
+  type Warn,
+} from '../file-modes.ts';
+import { sqliteChangeTracking } from './change-stamp.ts';
+import { PreparedStatements } from './prepared-statements.ts';
+import type { Database } from './schema.ts';
+import type { Store } from './store.ts';
+
+type SqliteStatement = ReturnType<SqliteDialectDatabase['prepare']>;
+
+/**
+ * Kysely prepares every query it runs; preparing costs as much as running a small query, and the
+ * service runs the same few texts over and over, so each prepared statement is kept and reused.
+ * Statements that may write report each run to `noteWrite` (see sqliteChangeTracking).
+ */
+function withStatementCache(
+  database: SqliteDatabase.Database,
+  statements: PreparedStatements,
+  noteWrite: () => void,
+): SqliteDialectDatabase {
+  const cache = new LRUCache<string, SqliteStatement>({ max: 500 });
+  return {
+    close: () => database.close(),
+    prepare(text: string) {
+      let statement = cache.get(text);
+      if (!statement) {
+        const prepared = database.prepare(text);
+        if (statements.isSingleColumn(text)) prepared.pluck(true);
+        statement = prepared.readonly ? prepared : countingWrites(prepared, noteWrite);
+        cache.set(text, statement);
+      }
+      return statement;
+    },
+  };
+}
+
+/** A writing statement (RETURNING ones read too) that reports every run once it has run. */
+function countingWrites(
+  statement: SqliteDatabase.Statement,
+  noteWrite: () => void,
+): SqliteStatement {
+  const counted =
+    <A extends unknown[], R>(run: (...args: A) => R) =>
+    (...args: A): R => {
+      try {
+        return run(...args);
+      } finally {
+        noteWrite();
+      }
+    };
+  return {
+    reader: statement.reader,
+    all: counted((parameters: readonly unknown[]) => statement.all(parameters)),
+    run: counted((parameters: readonly unknown[]) => statement.run(parameters)),
+    iterate: counted((parameters: readonly unknown[]) => statement.iterate(parameters)),
+  };
+}
+
+/**
+ * SQLite rolls a transaction back by itself after some errors (a full disk, an I/O error); Kysely
+ * then rolls back again, and that error ('cannot rollback - no transaction is active') would be
+ * thrown in place of the one that says what went wrong. A rollback with no transaction left is
+ * nothing to do.
+ */
+class SqliteDialectKeepingErrors extends SqliteDialect {
+  readonly #database: SqliteDatabase.Database;
+
+  constructor(config: SqliteDialectConfig, database: SqliteDatabase.Database) {
+    super(config);
+    this.#database = database;
+  }
+
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    const rollback = driver.rollbackTransaction.bind(driver);
+    driver.rollbackTransaction = async (connection) => {
+      if (this.#database.inTransaction) await rollback(connection);
+    };
+    return driver;
+  }
+}
+
+/**
+ * A SQLite database file (`:memory:` for a private one), private to this user (see
+ * file-modes.ts): created so, or tightened with a warning. `rememberReads` false gives the store
+ * no change stamp, so no read is remembered (the benchmark's ablation).
+ */
+export function openSqliteStore(
+  url: string,
+  path: string,
+  options: { warn: Warn; rememberReads: boolean },
+): Store {
+  if (path !== ':memory:') {
+    securePrivateFolder(dirname(path), options.warn);
+    for (const suffix of ['', '-wal', '-shm']) securePrivateFile(`${path}${suffix}`, options.warn);
+    createPrivateFile(path);
+  }
+  const database = new SqliteDatabase(path);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  const statements = new PreparedStatements();
+  const changes = sqliteChangeTracking(database);
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialectKeepingErrors(
+      { database: withStatementCache(database, statements, changes.noteWrite) },
+      database,
+    ),
+  });
+  return {
+    engine: 'sqlite',
+    url,
+    db,
+    statements,
+    ...(options.rememberReads ? { changeStamp: changes.stamp } : {}),
+    close: () => db.destroy(),
+  };
+}

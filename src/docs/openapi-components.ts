@@ -1,0 +1,110 @@
+import { isDeepStrictEqual } from 'node:util';
+
+type Json = Record<string, unknown>;
+type Operation = { tags?: string[]; responses?: Record<string, Json> };
+export type OpenApiDocument = Json & {
+  paths: Record<string, Record<string, Operation>>;
+  components?: Json & { schemas?: Record<string, Json>; headers?: Record<string, Json> };
+};
+
+const isObject = (value: unknown): value is Json =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+function withoutDescription({ description: _, ...rest }: Json): Json {
+  return rest;
+}
+
+/**
+ * Moves every schema that carries a `title` into `components.schemas` under that title and puts a
+ * `$ref` in its place, so clients generated from the document get named types (Campaign, Error, …)
+ * instead of one anonymous copy per use. The description stays with the use: an error schema is
+ * described differently under each status.
+ */
+export function nameSchemas(document: OpenApiDocument): void {
+  const named = new Map<string, Json>();
+  const visit = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(visit);
+    if (!isObject(value)) return value;
+    const visited = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v)]));
+    const title = visited.title;
+    if (typeof title !== 'string') return visited;
+    const seen = named.get(title);
+    if (!seen) named.set(title, visited);
+    else if (!isDeepStrictEqual(withoutDescription(seen), withoutDescription(visited))) {
+      throw new Error(`two different schemas are both titled ${title}`);
+    } else if (seen.description !== visited.description) {
+      named.set(title, withoutDescription(seen));
+    }
+    return { $ref: `#/components/schemas/${title}` };
+  };
+  document.paths = visit(document.paths) as OpenApiDocument['paths'];
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, ...Object.fromEntries(named) },
+  };
+}
+
+const HEADERS: Record<string, Json> = {
+  'X-Request-Id': {
+    required: true,
+    description: 'Identifies this request in the service logs; quote it when reporting a problem.',
+    schema: { type: 'string' },
+  },
+  ETag: {
+    description: 'Strong validator of this answer: send it back as If-None-Match to get a 304.',
+    schema: { type: 'string' },
+  },
+  'Cache-Control': {
+    description: 'private, no-cache: keep answers only in your own store and revalidate them.',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Limit': {
+    description:
+      "Requests allowed per minute on this answer's budget (the key's, or the client address's without a valid key).",
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Remaining': {
+    description: 'Requests left in the current minute.',
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Reset': {
+    description: 'Seconds until the budget is full again.',
+    schema: { type: 'integer' },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before sending the same request again.',
+    schema: { type: 'integer' },
+  },
+};
+
+/** The headers an answer carries, by surface and status. */
+function headersOf(tag: string | undefined, status: string): string[] {
+  const headers = ['X-Request-Id'];
+  if (status === '429' || status === '503') headers.push('Retry-After');
+  if (tag !== 'Data') return headers;
+  if (status === '200' || status === '304') headers.push('ETag', 'Cache-Control');
+  // The budget is applied before the answer is known, so every data answer shows it, except
+  // when the store that holds keys or budgets is out.
+  if (status !== '503') headers.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset');
+  return headers;
+}
+
+/**
+ * Declares the headers clients rely on (X-Request-Id on every answer, ETag and RateLimit-* on
+ * data answers, Retry-After on 429 and 503) once, in `components.headers`.
+ */
+export function declareHeaders(document: OpenApiDocument): void {
+  for (const methods of Object.values(document.paths)) {
+    for (const operation of Object.values(methods)) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        response.headers = Object.fromEntries(
+          headersOf(operation.tags?.[0], status).map((name) => [
+            name,
+            { $ref: `#/components/headers/${name}` },
+          ]),
+        );
+      }
+    }
+  }
+  document.components = { ...document.components, headers: HEADERS };
+}

@@ -1,0 +1,71 @@
+import { findAccountByEmail, setPassword } from '../accounts/accounts.repository.ts';
+import {
+  hashPassword,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  passwordLength,
+  verifyPassword,
+} from '../accounts/passwords.ts';
+import { ApiError } from '../errors.ts';
+import { isCommonPassword } from './common-passwords.ts';
+import { passwordThrottleKey } from './lockout.ts';
+import type { Audit, ClientContext, PortalDeps } from './portal-context.ts';
+import { endOtherSessions } from './sessions.repository.ts';
+import type { SessionPrincipal } from './sessions.ts';
+import { clearThrottles } from './throttles.repository.ts';
+import type { Throttles } from './throttles.ts';
+import type { TrustedDevices } from './trusted-devices.ts';
+
+/** Why a new password is refused, in the words the holder sees; undefined when it is fine. */
+export function newPasswordProblem(
+  newPassword: string,
+  currentPassword: string,
+): string | undefined {
+  const length = passwordLength(newPassword);
+  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
+    return `newPassword must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`;
+  }
+  if (newPassword.normalize('NFKC') === currentPassword.normalize('NFKC')) {
+    return 'newPassword must differ from the current password';
+  }
+  if (isCommonPassword(newPassword)) {
+    return 'newPassword is one of the most common passwords; choose another';
+  }
+  return undefined;
+}
+
+/**
+ * Spec: change-password, which clears mustChangePassword. Every other session ends and every
+ * trusted device is revoked: whoever knew the old password is out.
+ */
+export function createPasswordChange(
+  deps: PortalDeps,
+  parts: { audit: Audit; throttles: Throttles; devices: TrustedDevices },
+) {
+  const { store, clock } = deps;
+  const { audit, throttles, devices } = parts;
+
+  return async (
+    principal: SessionPrincipal,
+    input: { currentPassword: string; newPassword: string },
+    client: ClientContext,
+  ) => {
+    const now = clock.now();
+    const account = await findAccountByEmail(store.db, principal.email);
+    if (!account?.password_hash) throw new ApiError('unauthorized', 'the session has ended');
+    // The new password's rules first: a request that breaks one costs no hashing.
+    const problem = newPasswordProblem(input.newPassword, input.currentPassword);
+    if (problem) throw new ApiError('invalid_parameter', problem);
+    const throttleKey = passwordThrottleKey(account.email);
+    await throttles.chargePassword(throttleKey);
+    if (!(await verifyPassword(account.password_hash, input.currentPassword))) {
+      throw new ApiError('invalid_credentials', 'currentPassword is wrong');
+    }
+    await clearThrottles(store.db, [throttleKey]);
+    await setPassword(store.db, account.id, await hashPassword(input.newPassword), false);
+    await endOtherSessions(store.db, account.id, principal.sessionId, now);
+    await devices.revokeAll(account.id, now);
+    await audit(account.id, 'password.changed', client);
+    return { status: 'password_changed' as const };
+  };
+}

@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '../errors.ts';
+import { generateToken, sha256Hex } from '../secret-hash.ts';
+import { iso, type PortalDeps } from './portal-context.ts';
+import * as repo from './sessions.repository.ts';
+
+export const SESSION_TOKEN_PREFIX = 'hadir_ses_';
+const SESSION_TOKEN = /^hadir_ses_[0-9a-f]{64}$/;
+/** An account keeps this many live sessions; a new one ends the oldest past it. */
+export const MAX_SESSIONS_PER_ACCOUNT = 10;
+
+/** The account and session behind a portal request. */
+export interface SessionPrincipal {
+  sessionId: string;
+  accountId: string;
+  email: string;
+  mustChangePassword: boolean;
+  stepUpUntil: number | null;
+}
+
+export interface IssuedSession {
+  token: string;
+  expiresAt: string;
+}
+
+/** Portal sessions: a bearer token, stored as its hash, with idle and absolute lifetimes. */
+export function createSessions(deps: PortalDeps) {
+  const { store, clock, settings } = deps;
+  const db = store.db;
+
+  return {
+    async issue(accountId: string): Promise<IssuedSession> {
+      const now = clock.now();
+      const token = generateToken(SESSION_TOKEN_PREFIX);
+      const expiresAt = now + settings.sessionAbsoluteMs;
+      await repo.insertSession(db, {
+        id: randomUUID(),
+        account_id: accountId,
+        token_hash: sha256Hex(token),
+        created_at: now,
+        last_seen_at: now,
+        expires_at: expiresAt,
+        step_up_until: null,
+        ended_at: null,
+      });
+      await repo.endSessionsBeyond(db, accountId, MAX_SESSIONS_PER_ACCOUNT, now);
+      return { token, expiresAt: iso(expiresAt) };
+    },
+
+    /** The principal of a session token; 401 for a missing, unknown, expired, idle or ended one. */
+    async authenticate(token: string | undefined): Promise<SessionPrincipal> {
+      const unauthorized = new ApiError(
+        'unauthorized',
+        'a valid session is required: send Authorization: Bearer <session token>',
+      );
+      if (!token || !SESSION_TOKEN.test(token)) throw unauthorized;
+      const session = await repo.findSessionByHash(db, sha256Hex(token));
+      const now = clock.now();
+      if (
+        !session ||
+        session.endedAt !== null ||
+        session.expiresAt <= now ||
+        session.lastSeenAt + settings.sessionIdleMs <= now ||
+        session.deactivatedAt !== null ||
+        session.lockedAt !== null
+      ) {
+        throw unauthorized;
+      }
+      await repo.touchSession(db, session.id, now);
+      return {
+        sessionId: session.id,
+        accountId: session.accountId,
+        email: session.email,
+        mustChangePassword: session.mustChangePassword === 1,
+        stepUpUntil: session.stepUpUntil,
+      };
+    },
+
+    /** Spec: the current session principal, with the end of its step-up while it lasts. */
+    me(principal: SessionPrincipal) {
+      const stepUp =
+        principal.stepUpUntil !== null && principal.stepUpUntil > clock.now()
+          ? principal.stepUpUntil
+          : null;
+      return {
+        id: principal.accountId,
+        email: principal.email,
+        mustChangePassword: principal.mustChangePassword,
+        stepUpValidUntil: stepUp === null ? null : iso(stepUp),
+      };
+    },
+  };
+}
+
+export type Sessions = ReturnType<typeof createSessions>;

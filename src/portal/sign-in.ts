@@ -1,0 +1,152 @@
+import {
+  clearAccountLocks,
+  clearUnredeemedLoginCodes,
+  countUnredeemedLoginCode,
+  findAccountByEmail,
+  lockAccount,
+  setPassword,
+} from '../accounts/accounts.repository.ts';
+import { getAccountByEmail, normalizeEmail } from '../accounts/accounts.service.ts';
+import { hashPassword, needsRehash } from '../accounts/passwords.ts';
+import { recordAudit } from '../audit/audit.repository.ts';
+import type { Clock } from '../clock.ts';
+import type { Store } from '../db/connect.ts';
+import { ApiError } from '../errors.ts';
+import { listDeviceIds } from './devices.repository.ts';
+import { decideSignIn, passwordThrottleKey } from './lockout.ts';
+import { type Codes, invalidCode } from './one-time-codes.ts';
+import type { Audit, ClientContext, PortalDeps } from './portal-context.ts';
+import type { IssuedSession, Sessions } from './sessions.ts';
+import { clearThrottles } from './throttles.repository.ts';
+import type { Throttles } from './throttles.ts';
+import type { TrustedDevices } from './trusted-devices.ts';
+
+const invalidCredentials = () =>
+  new ApiError('invalid_credentials', 'the e-mail address or password is wrong');
+const accountLocked = () =>
+  new ApiError(
+    'account_locked',
+    'this account is locked after repeated unfinished sign-ins; an operator must unlock it',
+  );
+
+/**
+ * Signing in: a password, then an e-mailed code or a trusted device. Until the password is
+ * proven, a real and an unknown address get the same answers (see lockout.ts).
+ */
+export function createSignIn(
+  deps: PortalDeps,
+  parts: {
+    audit: Audit;
+    throttles: Throttles;
+    codes: Codes;
+    sessions: Sessions;
+    devices: TrustedDevices;
+  },
+) {
+  const { store, clock } = deps;
+  const { audit, throttles, codes, sessions, devices } = parts;
+  const db = store.db;
+
+  return {
+    /** Spec: password login; a valid trusted-device token skips the e-mailed code. */
+    async login(
+      input: { email: string; password: string; deviceToken?: string },
+      client: ClientContext,
+    ): Promise<{ status: 'code_sent' } | { status: 'authenticated'; session: IssuedSession }> {
+      await throttles.chargeAddress('login', client);
+      const now = clock.now();
+      const email = normalizeEmail(input.email);
+      const account = await findAccountByEmail(db, email);
+      const device = account
+        ? await devices.findValid(account.id, input.deviceToken, now)
+        : undefined;
+      const throttleKey = passwordThrottleKey(email, device?.id);
+      await throttles.chargePassword(throttleKey);
+      const passwordOk = await throttles.passwordMatches(account, input.password);
+      if (!account || !passwordOk || account.deactivated_at !== null) {
+        if (account) await audit(account.id, 'login.failed', client);
+        throw invalidCredentials();
+      }
+      await clearThrottles(db, [throttleKey]);
+      switch (
+        decideSignIn({
+          lockedAt: account.locked_at,
+          unredeemedLoginCodes: account.unredeemed_login_codes,
+        })
+      ) {
+        case 'locked':
+          throw accountLocked();
+        case 'lock_now':
+          await lockAccount(db, account.id, now);
+          await audit(account.id, 'account.locked', client);
+          throw accountLocked();
+        case 'open':
+          break;
+      }
+      if (needsRehash(account.password_hash as string)) {
+        await setPassword(
+          db,
+          account.id,
+          await hashPassword(input.password),
+          account.must_change_password === 1,
+        );
+      }
+      if (device) {
+        await devices.markUsed(device.id, now);
+        await clearUnredeemedLoginCodes(db, account.id);
+        const session = await sessions.issue(account.id);
+        await audit(account.id, 'login', client, { via: 'trusted_device', deviceId: device.id });
+        return { status: 'authenticated', session };
+      }
+      await codes.send(account, 'login', null, client);
+      await countUnredeemedLoginCode(db, account.id);
+      return { status: 'code_sent' };
+    },
+
+    /** Spec: exchanges the e-mailed code for a session; optionally trusts this device for 30 days. */
+    async verifyOtp(
+      input: { email: string; code: string; rememberDevice?: boolean; deviceLabel?: string },
+      client: ClientContext,
+    ) {
+      await throttles.chargeAddress('verify', client);
+      const account = await findAccountByEmail(db, normalizeEmail(input.email));
+      // A locked account answers like any address with no code pending: its state is told only
+      // to a request that proved the password (see login).
+      if (!account || account.deactivated_at !== null || account.locked_at !== null) {
+        throw invalidCode();
+      }
+      await codes.redeem(account, 'login', null, input.code);
+      await clearUnredeemedLoginCodes(db, account.id);
+      const session = await sessions.issue(account.id);
+      await audit(account.id, 'login', client, { via: 'code' });
+      if (!input.rememberDevice) return { session };
+      return { session, trustedDevice: await devices.trust(account.id, input.deviceLabel, client) };
+    },
+  };
+}
+
+/**
+ * Lifts an account's sign-in lock (see lockout.ts) and forgets its failed passwords: an operator
+ * who unlocks means to let the holder in.
+ */
+export async function unlockSignIn(
+  store: Store,
+  clock: Clock,
+  email: string,
+): Promise<{ id: string; email: string; unlocked: true }> {
+  const account = await getAccountByEmail(store, email);
+  await store.db.transaction().execute(async (trx) => {
+    await clearAccountLocks(trx, account.id);
+    const devices = await listDeviceIds(trx, account.id);
+    await clearThrottles(trx, [
+      passwordThrottleKey(account.email),
+      ...devices.map((deviceId) => passwordThrottleKey(account.email, deviceId)),
+    ]);
+    await recordAudit(
+      trx,
+      { actor: 'operator', action: 'account.unlock', target: account.id },
+      clock.now(),
+    );
+  });
+  return { id: account.id, email: account.email, unlocked: true };
+}

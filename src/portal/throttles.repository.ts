@@ -1,0 +1,39 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import type { ThrottleWindow } from './lockout.ts';
+
+/**
+ * Fixed-window counters for throttles that must hold across processes and never fail open (see
+ * lockout.ts): they live in the database.
+ */
+
+/**
+ * Counts one hit against a fixed window and returns the window as it now stands, in one atomic
+ * statement, so concurrent requests and several processes share one count.
+ */
+export async function hitThrottle(
+  db: Kysely<Database>,
+  key: string,
+  windowMs: number,
+  now: number,
+): Promise<ThrottleWindow> {
+  const expired = sql<boolean>`client_throttles.window_start + ${windowMs} <= ${now}`;
+  const row = await db
+    .insertInto('client_throttles')
+    .values({ key, window_start: now, count: 1 })
+    .onConflict((oc) =>
+      oc.column('key').doUpdateSet({
+        window_start: sql`CASE WHEN ${expired} THEN ${now} ELSE client_throttles.window_start END`,
+        count: sql`CASE WHEN ${expired} THEN 1 ELSE client_throttles.count + 1 END`,
+      }),
+    )
+    .returning(['window_start', 'count'])
+    .executeTakeFirstOrThrow();
+  return { windowStart: Number(row.window_start), count: Number(row.count) };
+}
+
+/** Forgets throttles' counts (a correct password clears its address's failures). */
+export async function clearThrottles(db: Kysely<Database>, keys: string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await db.deleteFrom('client_throttles').where('key', 'in', keys).execute();
+}
