@@ -1,4 +1,4 @@
-// npm run bench [-- --only cases,ablation,compare] [--against REF]: seeds (once) a million
+// npm run bench [-- --only cases,reference,ablation,compare] [--against REF]: seeds (once) a million
 // respondents on SQLite and on a throwaway PostgreSQL cluster; loads every case (each right after
 // a plain node:http ceiling); loads PostgreSQL's page 1 in turn with a bare reference server;
 // switches each speed device off in turn (the ablation); with --against, loads every case on
@@ -200,6 +200,8 @@ async function main(): Promise<void> {
       } finally {
         await ceiling.stop();
       }
+    }
+    if (parts.has('cases') || parts.has('reference')) {
       reference = await runReference(postgresUrl, keys.postgres, page.length);
     }
     let ablation: AblationRow[] | undefined;
@@ -253,12 +255,14 @@ async function main(): Promise<void> {
       ...(comparison ? { comparison } : {}),
     });
     log(`Loaded for ${Math.round((Date.now() - started) / 60_000)} minutes`);
-    writeFileSync(join(RESULTS, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+    // A run of some parts only must not replace the full table.
+    const name = parts.has('cases') && parts.has('ablation') ? 'latest' : 'partial';
+    writeFileSync(join(RESULTS, `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
     const markdown = renderMarkdown(report);
-    writeFileSync(join(RESULTS, 'latest.md'), markdown);
+    writeFileSync(join(RESULTS, `${name}.md`), markdown);
     log('');
     log(markdown);
-    log('Written to bench/results/latest.json and bench/results/latest.md');
+    log(`Written to bench/results/${name}.json and bench/results/${name}.md`);
     process.exitCode = report.allTargetsMet ? 0 : 1;
   } finally {
     await cluster.stop();

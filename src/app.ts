@@ -35,7 +35,13 @@ import { createTurnGate } from './http/turn-gate.ts';
 import { KeyUsage } from './keys/key-usage.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { PORTAL_BODY_LIMIT_BYTES, portalRoutes } from './portal/portal.routes.ts';
-import { createPortalService, type PortalSettings } from './portal/portal.service.ts';
+import {
+  createPortalService,
+  type PortalService,
+  type PortalSettings,
+} from './portal/portal.service.ts';
+import { PORTAL_PATH } from './portal-pages/layout.ts';
+import { portalPages } from './portal-pages/portal-pages.ts';
 import type { ServerSecrets } from './secrets.ts';
 import { ALL_SPEEDUPS_ON, type SpeedupsOff } from './speedups.ts';
 
@@ -85,6 +91,8 @@ export interface AppDeps {
   overloadSampleIntervalMs?: number;
   /** Data-API reads go here when given (a PostgreSQL replica); everything else uses `store`. */
   readStore?: Store;
+  /** Where key uses are gathered (tests flush it by hand); one writing once a minute when not given. */
+  keyUsage?: KeyUsage;
 }
 
 export const DATA_PREFIX = '/developer/v1';
@@ -120,8 +128,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const metrics = deps.metrics ?? new Metrics();
   metrics.register(app);
   metrics.watchPool(deps.store);
-  await app.register(dataApi(deps, metrics, off), { prefix: DATA_PREFIX });
-  await app.register(portalApi(deps), { prefix: PORTAL_PREFIX });
+  const keyUsage = deps.keyUsage ?? new KeyUsage(deps.store.db, deps.logger);
+  app.addHook('onClose', () => keyUsage.close());
+  const portal = createPortalService({
+    store: deps.store,
+    clock: deps.clock,
+    secrets: deps.secrets,
+    mailer: deps.mailer,
+    settings: deps.portal,
+  });
+  app.addHook('onClose', () => portal.settle());
+  await app.register(dataApi(deps, metrics, off, keyUsage), { prefix: DATA_PREFIX });
+  await app.register(portalApi(portal), { prefix: PORTAL_PREFIX });
+  await app.register(
+    portalPages({
+      portal,
+      clock: deps.clock,
+      secureCookies: Boolean(deps.tls) || deps.requireForwardedHttps === true,
+      ...(deps.mailer.outboxFolder ? { outboxFolder: deps.mailer.outboxFolder } : {}),
+    }),
+    { prefix: PORTAL_PATH },
+  );
   registerReferenceRoutes(app, DATA_PREFIX);
   registerHealthRoutes(app, storeProbe(stores), outage, deps.redis);
   return app;
@@ -132,7 +159,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
  * (requests of one turn together, see turn-gate.ts), its rate limit and its parameters, then
  * answered by the campaign routes and written to the access log.
  */
-function dataApi(deps: AppDeps, metrics: Metrics, off: SpeedupsOff): FastifyPluginAsync {
+function dataApi(
+  deps: AppDeps,
+  metrics: Metrics,
+  off: SpeedupsOff,
+  keyUsage: KeyUsage,
+): FastifyPluginAsync {
   return async (data) => {
     const readStore = deps.readStore ?? deps.store;
     const pages = createRespondentPages(readStore, {
@@ -161,8 +193,6 @@ function dataApi(deps: AppDeps, metrics: Metrics, off: SpeedupsOff): FastifyPlug
       ...(deps.overloadSampleIntervalMs ? { sampleIntervalMs: deps.overloadSampleIntervalMs } : {}),
       onShed: () => metrics.shed.inc(),
     });
-    const keyUsage = new KeyUsage(deps.store.db, deps.logger);
-    data.addHook('onClose', () => keyUsage.close());
     const authenticate = authenticateKey(
       deps.store,
       deps.clock,
@@ -203,6 +233,14 @@ function dataApi(deps: AppDeps, metrics: Metrics, off: SpeedupsOff): FastifyPlug
     data.addHook('preValidation', strictQuery);
     const access = accessLog(deps.accessLogger ?? deps.logger);
     data.addHook('onResponse', access.onResponse);
+    data.addHook('onResponse', async (request, reply) => {
+      const verification = request.keyVerification;
+      if (verification?.kind !== 'valid') return;
+      // Rows served means respondents: the campaign list's row count is campaigns.
+      const record = request.accessRecord;
+      const rows = record?.campaignId !== undefined ? (record.rows ?? 0) : 0;
+      keyUsage.count(verification.key.id, deps.clock.now(), reply.statusCode, rows);
+    });
     data.decorateRequest('clientGone', false);
     data.addHook('onRequestAbort', access.onRequestAbort);
     await data.register(campaignRoutes(campaigns));
@@ -210,15 +248,8 @@ function dataApi(deps: AppDeps, metrics: Metrics, off: SpeedupsOff): FastifyPlug
 }
 
 /** The portal account API of spec, "Portal account endpoints". */
-function portalApi(deps: AppDeps): FastifyPluginAsync {
+function portalApi(portal: PortalService): FastifyPluginAsync {
   return async (auth) => {
-    const portal = createPortalService({
-      store: deps.store,
-      clock: deps.clock,
-      secrets: deps.secrets,
-      mailer: deps.mailer,
-      settings: deps.portal,
-    });
     auth.addHook('onRoute', (route) => {
       route.bodyLimit = PORTAL_BODY_LIMIT_BYTES;
     });

@@ -17,6 +17,7 @@ import * as portal from './migrations/0002-portal.ts';
 import * as answersAsText from './migrations/0003-answers-as-text.ts';
 import * as lockoutByProof from './migrations/0004-lockout-by-proof.ts';
 import * as dropNeverServed from './migrations/0005-drop-never-served.ts';
+import * as keyUsageDays from './migrations/0006-key-usage-days.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>;
@@ -29,6 +30,7 @@ const MIGRATIONS = {
   '0003-answers-as-text': answersAsText,
   '0004-lockout-by-proof': lockoutByProof,
   '0005-drop-never-served': dropNeverServed,
+  '0006-key-usage-days': keyUsageDays,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {

@@ -18,6 +18,7 @@ export interface Database {
   trusted_devices: TrustedDevicesTable;
   one_time_codes: OneTimeCodesTable;
   client_throttles: ClientThrottlesTable;
+  key_usage_days: KeyUsageDaysTable;
 }
 
 export interface AccountsTable {
@@ -139,7 +140,7 @@ export interface TrustedDevicesTable {
   revoked_at: number | null;
 }
 
-export type CodePurpose = 'login' | 'step_up';
+export type CodePurpose = 'login' | 'step_up' | 'password_reset';
 
 export interface OneTimeCodesTable {
   id: string;
@@ -185,3 +186,15 @@ export type NewApiKeyRow = Insertable<ApiKeysTable>;
 export type CampaignRow = Selectable<CampaignsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type NewRespondentRow = Insertable<RespondentsTable>;
+
+/** A key's requests and rows of one day (Asia/Jakarta), summed over every serving process. */
+export interface KeyUsageDaysTable {
+  key_id: string;
+  /** YYYY-MM-DD in Asia/Jakarta, the day its holder sees. */
+  day: string;
+  answered: number;
+  not_modified: number;
+  rate_limited: number;
+  errors: number;
+  rows: number;
+}

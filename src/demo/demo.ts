@@ -1,13 +1,14 @@
 import { rmSync } from 'node:fs';
 import { createAccount } from '../accounts/accounts.service.ts';
 import { systemClock } from '../clock.ts';
-import type { Config } from '../config.ts';
+import { type Config, secretsFromConfig } from '../config.ts';
 import { openStore } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { importDocument } from '../import/import.service.ts';
 import { parseImportDocument } from '../import/import-document.ts';
 import { issueKey } from '../keys/keys.service.ts';
 import { startServer, stopOnSignals } from '../main.ts';
+import { loadServerSecrets } from '../secrets.ts';
 import { DEMO_SCOPES, demoDocument } from './demo-data.ts';
 
 /** The demo always uses its own SQLite file, recreated on each run, so it never touches real data. */
@@ -41,6 +42,14 @@ export async function runDemo(config: Config): Promise<DemoSession> {
       name: 'demo key',
       scopes: DEMO_SCOPES,
     });
+    // A second key sealed for its one reveal in the portal, so the demo account has one to reveal.
+    const secrets = loadServerSecrets(secretsFromConfig(config), config.production);
+    await issueKey(store, systemClock, {
+      accountEmail: DEMO_ACCOUNT_EMAIL,
+      name: 'portal key',
+      scopes: DEMO_SCOPES,
+      sealFor: secrets.keySealKey,
+    });
     const server = await startServer({ ...config, databaseUrl });
     stopOnSignals(server);
     return {
@@ -67,7 +76,10 @@ export function describeDemo(demo: DemoSession): string {
     '',
     `Demo API key (shown once; valid until ${demo.key.expiresAt}):`,
     `  ${demo.key.key}`,
-    `Demo portal account: ${demo.account.email}  password: ${demo.account.password}`,
+    '',
+    `Portal, in a browser: ${demo.url}/developer/portal`,
+    `  account ${demo.account.email}  password ${demo.account.password}`,
+    `  sign-in codes arrive in the development mailbox: ${demo.url}/developer/portal/dev/mail`,
     '',
     'Try:',
     `  curl -s ${auth} ${base}/campaigns`,

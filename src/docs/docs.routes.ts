@@ -1,13 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type Artifact, artifact, serveArtifact } from '../http/artifacts.ts';
 import { DOCS_INIT_SCRIPT, DOCS_PAGE_CSP, prefersHtml, redocBundle } from './docs-page.ts';
-import { type Artifact, artifact, buildReference, type Reference } from './reference.ts';
+import { buildReference, type Reference } from './reference.ts';
 
 const CACHE_CONTROL = 'public, max-age=300';
 
-function serve(request: FastifyRequest, reply: FastifyReply, artifact: Artifact) {
-  reply.header('etag', artifact.etag).header('cache-control', CACHE_CONTROL);
-  if (request.headers['if-none-match'] === artifact.etag) return reply.code(304).send();
-  return reply.type(artifact.contentType).send(artifact.body);
+function serve(request: FastifyRequest, reply: FastifyReply, served: Artifact) {
+  return serveArtifact(request, reply, served, CACHE_CONTROL);
 }
 
 /**

@@ -1,16 +1,9 @@
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { strToU8, zipSync } from 'fflate';
+import { type Artifact, artifact } from '../http/artifacts.ts';
 import { docsPageHtml } from './docs-page.ts';
 import { GUIDE } from './guide.ts';
 import { API_VERSION, sortKeys } from './openapi.ts';
-
-/** One served artifact: its bytes, type and strong ETag, built once per process. */
-export interface Artifact {
-  body: Buffer;
-  contentType: string;
-  etag: string;
-}
 
 interface Operation {
   security?: Array<Record<string, unknown>>;
@@ -36,15 +29,6 @@ const SUMMARY =
   'Hadir is a read-only HTTP JSON API that gives approved third parties access to RSVP campaign data: campaigns, attendance totals, per-question breakdowns and respondent rows. Every data request is a GET under /developer/v1 with an API key as bearer token; each key reads an operator-chosen list of campaigns and, in each, an allow-list of field keys. Portal endpoints under /developer/auth let account holders sign in (password plus e-mailed code), trust devices, and reveal or rotate their keys after a step-up code.';
 /** Zip entries carry this fixed time, so the archive is byte-for-byte the same on every build. */
 const ZIP_TIME = new Date('2026-01-01T00:00:00Z');
-
-export function artifact(body: Buffer | string, contentType: string): Artifact {
-  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  return {
-    body: bytes,
-    contentType,
-    etag: `"${createHash('sha256').update(bytes).digest('base64url')}"`,
-  };
-}
 
 function operations(openapi: OpenApi) {
   return Object.entries(openapi.paths).flatMap(([path, methods]) =>

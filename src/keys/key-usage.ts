@@ -3,20 +3,51 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { throttledLog } from '../throttled-log.ts';
 import { recordLastUses } from './keys.repository.ts';
+import { addUsageDays, type UsageCounts, type UsageDay } from './usage-days.repository.ts';
 
-/** How often the keys' last uses are written; also the precision of `lastUsedAt`. */
+/** How often the keys' uses are written; also the precision of `lastUsedAt` and of the chart. */
 export const KEY_USE_FLUSH_INTERVAL_MS = 60_000;
 
+/** Indonesia keeps no daylight saving time: a Jakarta day is a UTC day shifted by 7 hours. */
+const JAKARTA_OFFSET_MS = 7 * 3_600_000;
+
+/** The Asia/Jakarta calendar day (YYYY-MM-DD) of an instant: the day a holder sees. */
+export function jakartaDay(at: number): string {
+  return new Date(at + JAKARTA_OFFSET_MS).toISOString().slice(0, 10);
+}
+
+/** Which column of a day an answer counts in; a closed connection counts in none. */
+export function usageOutcome(status: number): keyof Omit<UsageCounts, 'rows'> {
+  if (status === 304) return 'not_modified';
+  if (status === 429) return 'rate_limited';
+  if (status >= 400) return 'errors';
+  return 'answered';
+}
+
+/** A day a key was not used. */
+export const emptyUsageDay = (keyId: string, day: string): UsageDay => ({
+  keyId,
+  day,
+  answered: 0,
+  not_modified: 0,
+  rate_limited: 0,
+  errors: 0,
+  rows: 0,
+});
+
 /**
- * When each key was last used (shown to its holder), written off the request path: a read of the
- * data API must never fail, nor wait, on a write of bookkeeping. Uses are gathered in memory and
- * written together once a minute, best effort: a write that fails (a full disk, the store away)
- * is logged, and its uses are tried again at the next one.
+ * What each key does, shown to its holder (when it was last used, and per day its answers and
+ * rows), written off the request path: a read of the data API must never fail, nor wait, on a
+ * write of bookkeeping. Uses are gathered in memory and written together once a minute, best
+ * effort: a write that fails (a full disk, the store away) is logged, and its uses are tried again
+ * at the next one.
  */
 export class KeyUsage {
   readonly #db: Kysely<Database>;
   /** Key id → the latest use not written yet. */
   #pending = new Map<string, number>();
+  /** Key id and day → that day's counts not written yet. */
+  #days = new Map<string, UsageDay>();
   readonly #timer: NodeJS.Timeout;
   readonly #warn: () => void;
   #lastError: unknown;
@@ -33,7 +64,7 @@ export class KeyUsage {
       const error = this.#lastError as { code?: unknown; message?: unknown } | undefined;
       logger.warn(
         { cause: { code: error?.code, message: String(error?.message ?? error) }, heldBack },
-        'keys last uses could not be written; they are kept and tried again',
+        'key uses could not be written; they are kept and tried again',
       );
     });
   }
@@ -44,16 +75,52 @@ export class KeyUsage {
     if (known === undefined || known < at) this.#pending.set(keyId, at);
   }
 
+  /** A key's request was answered with `status` and `rows` respondents (cheap: a map entry). */
+  count(keyId: string, at: number, status: number, rows: number): void {
+    const day = jakartaDay(at);
+    const id = `${keyId}\u0000${day}`;
+    let tally = this.#days.get(id);
+    if (!tally) {
+      tally = emptyUsageDay(keyId, day);
+      this.#days.set(id, tally);
+    }
+    const outcome = usageOutcome(status);
+    tally[outcome] += 1;
+    // A 304 names rows the client already holds: only a body serves them.
+    if (outcome === 'answered') tally.rows += rows;
+  }
+
   /** Writes the uses gathered so far; never throws. */
   async flush(): Promise<void> {
-    if (this.#pending.size === 0) return;
-    const batch = this.#pending;
+    if (this.#pending.size === 0 && this.#days.size === 0) return;
+    const uses = this.#pending;
+    const days = this.#days;
     this.#pending = new Map();
+    this.#days = new Map();
     try {
-      await recordLastUses(this.#db, batch);
+      await this.#db.transaction().execute(async (trx) => {
+        await recordLastUses(trx, uses);
+        await addUsageDays(trx, [...days.values()]);
+      });
     } catch (error) {
-      // Kept for the next flush, unless a later use of the same key came meanwhile.
-      for (const [keyId, at] of batch) this.note(keyId, at);
+      // Kept for the next flush: a later use of the same key wins, counts add up.
+      for (const [keyId, at] of uses) this.note(keyId, at);
+      for (const [id, tally] of days) {
+        const later = this.#days.get(id);
+        if (later) {
+          for (const column of [
+            'answered',
+            'not_modified',
+            'rate_limited',
+            'errors',
+            'rows',
+          ] as const) {
+            later[column] += tally[column];
+          }
+        } else {
+          this.#days.set(id, tally);
+        }
+      }
       this.#lastError = error;
       this.#warn();
     }

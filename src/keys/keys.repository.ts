@@ -158,21 +158,19 @@ export async function markReplaced(
   return result.numUpdatedRows === 1n;
 }
 
-/** Records when keys were last used, in one transaction; an older use never replaces a newer. */
+/** Records when keys were last used (run it in a transaction); an older use never replaces a newer. */
 export async function recordLastUses(
   db: Kysely<Database>,
   uses: ReadonlyMap<string, number>,
 ): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    for (const [keyId, at] of uses) {
-      await trx
-        .updateTable('api_keys')
-        .set({ last_used_at: at })
-        .where('id', '=', keyId)
-        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
-        .execute();
-    }
-  });
+  for (const [keyId, at] of uses) {
+    await db
+      .updateTable('api_keys')
+      .set({ last_used_at: at })
+      .where('id', '=', keyId)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+      .execute();
+  }
 }
 
 /* Keys held sealed for their one reveal in the portal. */

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
@@ -15,6 +15,13 @@ export interface MailMessage {
 export interface Mailer {
   send(message: MailMessage): Promise<void>;
   close(): void;
+  /** The development outbox's folder, for the portal's mailbox page; never set with SMTP. */
+  readonly outboxFolder?: string;
+}
+
+/** A message kept in the development outbox, as the mailbox page lists it. */
+export interface OutboxMail extends MailMessage {
+  sentAt: number;
 }
 
 export const DEVELOPMENT_OUTBOX = './data/outbox';
@@ -31,8 +38,9 @@ export function createSmtpMailer(smtpUrl: string, from: string): Mailer {
 }
 
 /**
- * For development without SMTP: each message becomes an .eml file in the outbox, and a log line
- * says where. The log line carries no code: codes are secrets even in development.
+ * For development without SMTP: each message becomes an .eml file in the outbox (and a .json of
+ * the same message for the portal's mailbox page), and a log line says where. The log line
+ * carries no code: codes are secrets even in development.
  */
 export function createOutboxMailer(folder: string, from: string, logger: Logger): Mailer {
   const transport = nodemailer.createTransport({
@@ -46,12 +54,32 @@ export function createOutboxMailer(folder: string, from: string, logger: Logger)
       const info = await transport.sendMail({ from, ...message });
       securePrivateFolder(folder, (warning) => logger.warn(warning));
       sequence += 1;
-      const file = join(folder, `${new Date().toISOString().replaceAll(':', '-')}-${sequence}.eml`);
+      const sentAt = Date.now();
+      const name = `${new Date(sentAt).toISOString().replaceAll(':', '-')}-${String(sequence).padStart(6, '0')}`;
+      const file = join(folder, `${name}.eml`);
       writeFileSync(file, info.message as Buffer, { mode: 0o600 });
+      const kept: OutboxMail = { ...message, sentAt };
+      writeFileSync(join(folder, `${name}.json`), JSON.stringify(kept), { mode: 0o600 });
       logger.info({ to: message.to, file }, 'mail written to the development outbox');
     },
     close: () => transport.close(),
+    outboxFolder: folder,
   };
+}
+
+/** The newest messages of a development outbox, newest first; none when it does not exist yet. */
+export function readOutbox(folder: string, limit = 20): OutboxMail[] {
+  let names: string[];
+  try {
+    names = readdirSync(folder).filter((name) => name.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  return names
+    .sort()
+    .reverse()
+    .slice(0, limit)
+    .map((name) => JSON.parse(readFileSync(join(folder, name), 'utf8')) as OutboxMail);
 }
 
 /** SMTP when SMTP_URL is set; the outbox in development; in production a missing SMTP_URL stops the start. */

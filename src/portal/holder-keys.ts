@@ -2,6 +2,7 @@ import { ApiError, DomainError } from '../errors.ts';
 import { openSealedKey } from '../keys/key-seal.ts';
 import { findSealedKey, wipeSealedKey } from '../keys/keys.repository.ts';
 import { listKeys, rotateKey } from '../keys/keys.service.ts';
+import { keyOverview } from './key-overview.ts';
 import type { Audit, ClientContext, PortalDeps } from './portal-context.ts';
 import type { SessionPrincipal } from './sessions.ts';
 import { isSteppedUp } from './step-up.ts';
@@ -42,6 +43,11 @@ export function createHolderKeys(deps: PortalDeps, audit: Audit) {
           campaigns: key.campaigns,
         })),
       };
+    },
+
+    /** The keys as the portal pages show them: state in words, scope by title, 30 days of use. */
+    async overview(principal: SessionPrincipal) {
+      return keyOverview(store.db, principal.accountId, clock.now());
     },
 
     /** Shows a key the operator sealed for the portal, once; the sealed copy is wiped as it is shown. */

@@ -33,26 +33,38 @@ export function codeDigest(
 
 /** The mail that carries a code, in Indonesian and English. */
 export function codeMail(purpose: CodePurpose, code: string): { subject: string; text: string } {
-  if (purpose === 'login') {
-    return {
-      subject: `Kode masuk Hadir: ${code}`,
-      text: [
-        `Kode masuk Hadir Anda: ${code}`,
-        'Kode berlaku 10 menit. Jangan berikan kode ini kepada siapa pun.',
-        '',
-        `Your Hadir sign-in code is ${code}. It is valid for 10 minutes; never share it.`,
-      ].join('\n'),
-    };
+  switch (purpose) {
+    case 'login':
+      return {
+        subject: `Kode masuk Hadir: ${code}`,
+        text: [
+          `Kode masuk Hadir Anda: ${code}`,
+          'Kode berlaku 10 menit. Jangan berikan kode ini kepada siapa pun.',
+          '',
+          `Your Hadir sign-in code is ${code}. It is valid for 10 minutes; never share it.`,
+        ].join('\n'),
+      };
+    case 'step_up':
+      return {
+        subject: `Kode verifikasi Hadir: ${code}`,
+        text: [
+          `Kode verifikasi Hadir Anda: ${code}`,
+          'Kode ini membuka tindakan sensitif (tampilkan atau rotasi kunci API) selama 10 menit.',
+          '',
+          `Your Hadir verification code is ${code}. It confirms a sensitive action (key reveal or rotation).`,
+        ].join('\n'),
+      };
+    case 'password_reset':
+      return {
+        subject: `Kode atur ulang kata sandi Hadir: ${code}`,
+        text: [
+          `Kode untuk mengatur ulang kata sandi Hadir Anda: ${code}`,
+          'Kode berlaku 10 menit. Jika Anda tidak memintanya, abaikan e-mail ini.',
+          '',
+          `Your Hadir password reset code is ${code}. It is valid for 10 minutes; if you did not ask for it, ignore this mail.`,
+        ].join('\n'),
+      };
   }
-  return {
-    subject: `Kode verifikasi Hadir: ${code}`,
-    text: [
-      `Kode verifikasi Hadir Anda: ${code}`,
-      'Kode ini membuka tindakan sensitif (tampilkan atau rotasi kunci API) selama 10 menit.',
-      '',
-      `Your Hadir verification code is ${code}. It confirms a sensitive action (key reveal or rotation).`,
-    ].join('\n'),
-  };
 }
 
 export const invalidCode = () =>

@@ -16,21 +16,42 @@ import { clearThrottles } from './throttles.repository.ts';
 import type { Throttles } from './throttles.ts';
 import type { TrustedDevices } from './trusted-devices.ts';
 
-/** Why a new password is refused, in the words the holder sees; undefined when it is fine. */
+/** Why a new password is refused. */
+export type PasswordProblem = 'length' | 'same_as_current' | 'common';
+
+const PROBLEM_MESSAGES: Record<PasswordProblem, string> = {
+  length: `newPassword must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`,
+  same_as_current: 'newPassword must differ from the current password',
+  common: 'newPassword is one of the most common passwords; choose another',
+};
+
+/** A refused new password: a 400 whose problem the portal pages show in the holder's language. */
+export class PasswordRuleError extends ApiError {
+  readonly problem: PasswordProblem;
+
+  constructor(problem: PasswordProblem) {
+    super('invalid_parameter', PROBLEM_MESSAGES[problem]);
+    this.problem = problem;
+  }
+}
+
+/**
+ * Why a new password is refused; undefined when it is fine. A reset knows no current password to
+ * compare with.
+ */
 export function newPasswordProblem(
   newPassword: string,
-  currentPassword: string,
-): string | undefined {
+  currentPassword?: string,
+): PasswordProblem | undefined {
   const length = passwordLength(newPassword);
-  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
-    return `newPassword must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`;
+  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) return 'length';
+  if (
+    currentPassword !== undefined &&
+    newPassword.normalize('NFKC') === currentPassword.normalize('NFKC')
+  ) {
+    return 'same_as_current';
   }
-  if (newPassword.normalize('NFKC') === currentPassword.normalize('NFKC')) {
-    return 'newPassword must differ from the current password';
-  }
-  if (isCommonPassword(newPassword)) {
-    return 'newPassword is one of the most common passwords; choose another';
-  }
+  if (isCommonPassword(newPassword)) return 'common';
   return undefined;
 }
 
@@ -55,7 +76,7 @@ export function createPasswordChange(
     if (!account?.password_hash) throw new ApiError('unauthorized', 'the session has ended');
     // The new password's rules first: a request that breaks one costs no hashing.
     const problem = newPasswordProblem(input.newPassword, input.currentPassword);
-    if (problem) throw new ApiError('invalid_parameter', problem);
+    if (problem) throw new PasswordRuleError(problem);
     const throttleKey = passwordThrottleKey(account.email);
     await throttles.chargePassword(throttleKey);
     if (!(await verifyPassword(account.password_hash, input.currentPassword))) {

@@ -9,17 +9,22 @@ import { bearerToken } from '../keys/key-format.ts';
 import { coarseDeviceLabel } from './device-label.ts';
 import {
   ChangePasswordBody,
+  CodeSentResponse,
   DevicesResponse,
+  ForgotPasswordBody,
   IdParams,
   KeysResponse,
   LoginBody,
   LoginResponse,
   MeResponse,
   PasswordChangedResponse,
+  PasswordResetResponse,
+  ResetPasswordBody,
   RevealResponse,
   RevokedResponse,
   RotateBody,
   RotateResponse,
+  SignedOutResponse,
   StepUpBody,
   StepUpResponse,
   VerifyOtpBody,
@@ -40,7 +45,8 @@ declare module 'fastify' {
   }
 }
 
-function clientOf(request: FastifyRequest, deviceLabel?: string): ClientContext {
+/** Where a portal request came from, for throttles and the audit log. */
+export function clientOf(request: FastifyRequest, deviceLabel?: string): ClientContext {
   return {
     address: request.ip,
     deviceLabel: deviceLabel ?? coarseDeviceLabel(request.headers['user-agent']),
@@ -113,6 +119,40 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
         portal.verifyOtp(request.body, clientOf(request, request.body.deviceLabel)),
     );
 
+    app.post(
+      '/forgot-password',
+      {
+        schema: doc(
+          'forgotPassword',
+          'E-mail a password reset code',
+          'Always answers code_sent, as fast for an unknown address as for a real one; the code (10 minutes, 5 tries) goes only to an address with an account. Redeem it with reset-password.',
+          {
+            body: ForgotPasswordBody,
+            response: { 200: CodeSentResponse, ...errorResponses(400, 413, 429, 500) },
+          },
+          false,
+        ),
+      },
+      async (request) => portal.forgotPassword(request.body, clientOf(request)),
+    );
+
+    app.post(
+      '/reset-password',
+      {
+        schema: doc(
+          'resetPassword',
+          'Set a new password with the e-mailed reset code',
+          'Ends every session and trusted device of the account, lifts a sign-in lock and mails a notice. A wrong, used or expired code answers 401 invalid_code; a refused password answers 400 and leaves the code unspent.',
+          {
+            body: ResetPasswordBody,
+            response: { 200: PasswordResetResponse, ...errorResponses(400, 401, 413, 429, 500) },
+          },
+          false,
+        ),
+      },
+      async (request) => portal.resetPassword(request.body, clientOf(request)),
+    );
+
     await app.register(async (scope) => {
       const protectedRoutes = scope.withTypeProvider<TypeBoxTypeProvider>();
       // Before body validation, so a caller without a valid session learns that first.
@@ -145,6 +185,20 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
           config: { allowedBeforePasswordChange: true },
         },
         async (request) => portal.me(principalOf(request)),
+      );
+
+      protectedRoutes.post(
+        '/logout',
+        {
+          schema: doc(
+            'logout',
+            'Sign out',
+            'Ends the calling session; its token is refused from now on.',
+            { response: { 200: SignedOutResponse, ...errorResponses(401, 500) } },
+          ),
+          config: { allowedBeforePasswordChange: true },
+        },
+        async (request) => portal.logout(principalOf(request)),
       );
 
       protectedRoutes.post(

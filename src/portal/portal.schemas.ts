@@ -30,6 +30,20 @@ export const VerifyOtpBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const ForgotPasswordBody = Type.Object({ email: Email }, { additionalProperties: false });
+
+export const ResetPasswordBody = Type.Object(
+  {
+    email: Email,
+    code: Code,
+    newPassword: Type.String({
+      maxLength: 1024,
+      description: '12 to 72 characters (Unicode code points after NFKC); not a common password.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const StepUpBody = Type.Object(
   { code: Type.Optional(Code) },
   { additionalProperties: false },
@@ -200,4 +214,26 @@ export const RotateResponse = Type.Object(
     additionalProperties: false,
     description: 'The new key, shown this once, and when the old one stops working.',
   },
+);
+
+export const CodeSentResponse = Type.Object(
+  { status: status('code_sent') },
+  {
+    additionalProperties: false,
+    description:
+      'The same answer whether or not the address has an account; a code goes to it when it has.',
+  },
+);
+
+export const PasswordResetResponse = Type.Object(
+  { status: status('password_reset') },
+  {
+    additionalProperties: false,
+    description: 'The password is set; every session and trusted device of the account is gone.',
+  },
+);
+
+export const SignedOutResponse = Type.Object(
+  { status: status('signed_out') },
+  { additionalProperties: false, description: 'The session has ended.' },
 );

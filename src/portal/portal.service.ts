@@ -1,6 +1,7 @@
 import { createHolderKeys } from './holder-keys.ts';
 import { createCodes } from './one-time-codes.ts';
 import { createPasswordChange } from './password-change.ts';
+import { createPasswordReset } from './password-reset.ts';
 import { auditEvents, type PortalDeps } from './portal-context.ts';
 import { createSessions } from './sessions.ts';
 import { createSignIn } from './sign-in.ts';
@@ -24,19 +25,26 @@ export function createPortalService(deps: PortalDeps) {
   const signIn = createSignIn(deps, { audit, throttles, codes, sessions, devices });
   const stepUp = createStepUp(deps, codes, audit);
   const keys = createHolderKeys(deps, audit);
+  const reset = createPasswordReset(deps, { audit, throttles, codes, devices });
   return {
     login: signIn.login,
     verifyOtp: signIn.verifyOtp,
+    forgotPassword: reset.forgot,
+    resetPassword: reset.reset,
     authenticateSession: sessions.authenticate,
     me: sessions.me,
+    logout: sessions.end,
     requestStepUp: stepUp.request,
     redeemStepUp: stepUp.redeem,
     changePassword: createPasswordChange(deps, { audit, throttles, devices }),
     listDevices: devices.list,
     revokeDevice: devices.revoke,
     listKeys: keys.list,
+    keyOverview: keys.overview,
     revealKey: keys.reveal,
     rotateKey: keys.rotate,
+    /** Waits for work that outlives its request (reset codes sent after their answer). */
+    settle: reset.settle,
   };
 }
 

@@ -78,3 +78,21 @@ export async function endOtherSessions(
     .where('ended_at', 'is', null)
     .execute();
 }
+
+export async function endSession(db: Kysely<Database>, id: string, now: number): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ ended_at: now })
+    .where('id', '=', id)
+    .where('ended_at', 'is', null)
+    .execute();
+}
+
+export async function endAllSessions(db: Kysely<Database>, accountId: string, now: number) {
+  await db
+    .updateTable('sessions')
+    .set({ ended_at: now })
+    .where('account_id', '=', accountId)
+    .where('ended_at', 'is', null)
+    .execute();
+}

@@ -76,6 +76,12 @@ export function createSessions(deps: PortalDeps) {
       };
     },
 
+    /** Ends the calling session: its token and its step-up are gone. */
+    async end(principal: SessionPrincipal) {
+      await repo.endSession(db, principal.sessionId, clock.now());
+      return { status: 'signed_out' as const };
+    },
+
     /** Spec: the current session principal, with the end of its step-up while it lasts. */
     me(principal: SessionPrincipal) {
       const stepUp =

@@ -1,21 +1,13 @@
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-
-/** Debian's chromium package (.ci/run installs it); CHROMIUM_PATH overrides. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchChromium } from '../helpers/chromium.ts';
 
 describe('the /docs page in a real browser', () => {
   let t: TestApp;
   let base: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `Chromium not found at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`,
-      );
     t = await startTestApp('sqlite');
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
@@ -23,19 +15,7 @@ describe('the /docs page in a real browser', () => {
   afterAll(() => t.close());
 
   it('renders the reference offline, under its CSP, with no console error and no request off this machine', async () => {
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       const problems: string[] = [];

@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { cpSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -107,10 +107,7 @@ describe('the compiled server (npm run build:server)', () => {
   it('builds, serves the data API and the reference, and stops with status 0', async () => {
     // The same compiler settings as the build, into a folder of this test's own.
     await run('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', outDir], root);
-    cpSync(
-      join(root, 'src/docs/skill/sync-example.mjs'),
-      join(root, outDir, 'src/docs/skill/sync-example.mjs'),
-    );
+    await run(process.execPath, ['scripts/copy-assets.mjs', outDir], root);
     const databaseUrl = await createTestDatabaseUrl('sqlite');
     const store = await openTestStore(databaseUrl);
     await seedCampaign(store, systemClock, { id: 'c' });

@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.ts';
 import type { Engine, Store } from '../../src/db/connect.ts';
 import type { ConnectionTimeouts } from '../../src/http/connections.ts';
 import type { Metrics } from '../../src/http/metrics.ts';
+import type { KeyUsage } from '../../src/keys/key-usage.ts';
 import { createLoggers } from '../../src/logger.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import type { ServerSecrets } from '../../src/secrets.ts';
@@ -106,6 +107,7 @@ export async function startTestApp(
     trustProxy?: string;
     requireForwardedHttps?: boolean;
     speedupsOff?: SpeedupsOff;
+    keyUsage?: KeyUsage;
   } = {},
 ): Promise<TestApp> {
   const store =
@@ -144,6 +146,7 @@ export async function startTestApp(
     ...(options.outageTimings ? { outageTimings: options.outageTimings } : {}),
     ...(redis ? { redis } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.keyUsage ? { keyUsage: options.keyUsage } : {}),
     ...(options.overloadSampleIntervalMs
       ? { overloadSampleIntervalMs: options.overloadSampleIntervalMs }
       : {}),

@@ -108,3 +108,16 @@ export async function createTestKey(
   });
   return { ...issued, account };
 }
+
+/** A small campaign with a titled, labelled field, for the portal's pages. */
+export async function seedWeddingCampaign(store: Store, clock: Clock) {
+  return seedCampaign(store, clock, {
+    id: 'nikah',
+    title: 'Pernikahan Rina & Bayu',
+    fields: [{ key: 'menu', type: 'TEXT' }],
+    respondents: [
+      { id: 'r1', submittedAt: '2026-11-01T00:00:00Z', answers: { menu: 'Sate' } },
+      { id: 'r2', submittedAt: '2026-11-02T00:00:00Z', answers: { menu: 'Soto' } },
+    ],
+  });
+}

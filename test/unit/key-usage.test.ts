@@ -37,7 +37,7 @@ describe('KeyUsage', () => {
     usage.note(keyId, 3_000);
     await usage.flush();
     expect(await lastUsed()).toBeNull();
-    expect(logs.filter((line) => String(line.msg).startsWith('keys last uses'))).toHaveLength(1);
+    expect(logs.filter((line) => String(line.msg).startsWith('key uses'))).toHaveLength(1);
 
     await sql`DROP TRIGGER refuse`.execute(store.db);
     usage.note(keyId, 2_000); // older than a use still pending: the newer one stays

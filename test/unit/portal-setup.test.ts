@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { createMailer, createOutboxMailer } from '../../src/mail/mailer.ts';
+import { createMailer, createOutboxMailer, readOutbox } from '../../src/mail/mailer.ts';
 import { isCommonPassword } from '../../src/portal/common-passwords.ts';
 import { loadServerSecrets } from '../../src/secrets.ts';
 
@@ -53,11 +53,14 @@ describe('mail', () => {
       subject: 'Kode masuk Hadir: 123456',
       text: 'Your Hadir sign-in code is 123456.',
     });
-    const [file] = readdirSync(folder);
-    expect(file).toMatch(/\.eml$/);
+    const file = readdirSync(folder).find((name) => name.endsWith('.eml'));
     const message = readFileSync(join(folder, file as string), 'utf8');
     expect(message).toContain('Subject: Kode masuk Hadir: 123456');
     expect(message).toContain('To: a@example.test');
+    // The portal's development mailbox page reads the same message back.
+    expect(readOutbox(folder)).toMatchObject([
+      { to: 'a@example.test', subject: 'Kode masuk Hadir: 123456' },
+    ]);
   });
 });
 

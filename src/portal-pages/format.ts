@@ -1,0 +1,35 @@
+import type { Language } from './messages.ts';
+import { MESSAGES } from './messages.ts';
+
+const DATE_TIMES: Record<Language, Intl.DateTimeFormat> = {
+  id: new Intl.DateTimeFormat('id-ID', {
+    timeZone: 'Asia/Jakarta',
+    dateStyle: 'medium',
+    timeStyle: 'short',
+  }),
+  en: new Intl.DateTimeFormat('en-GB', {
+    timeZone: 'Asia/Jakarta',
+    dateStyle: 'medium',
+    timeStyle: 'short',
+  }),
+};
+
+/** An instant as the holder reads it: Jakarta time with the zone named; "never" for none. */
+export function dateTime(language: Language, at: number | null): string {
+  if (at === null) return MESSAGES[language].times.never;
+  return `${DATE_TIMES[language].format(at)} WIB`;
+}
+
+const DAYS: Record<Language, Intl.DateTimeFormat> = {
+  id: new Intl.DateTimeFormat('id-ID', { timeZone: 'UTC', day: 'numeric', month: 'short' }),
+  en: new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short' }),
+};
+
+/** A calendar day (YYYY-MM-DD, already a Jakarta day) as "23 Nov". */
+export function shortDay(language: Language, day: string): string {
+  return DAYS[language].format(Date.parse(`${day}T00:00:00Z`));
+}
+
+export function count(language: Language, value: number): string {
+  return value.toLocaleString(language);
+}

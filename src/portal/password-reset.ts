@@ -1,0 +1,102 @@
+import {
+  clearAccountLocks,
+  findAccountByEmail,
+  setPassword,
+} from '../accounts/accounts.repository.ts';
+import { normalizeEmail } from '../accounts/accounts.service.ts';
+import { hashPassword } from '../accounts/passwords.ts';
+import { passwordThrottleKey } from './lockout.ts';
+import type { Codes } from './one-time-codes.ts';
+import { invalidCode } from './one-time-codes.ts';
+import { newPasswordProblem, PasswordRuleError } from './password-change.ts';
+import type { Audit, ClientContext, PortalDeps } from './portal-context.ts';
+import { endAllSessions } from './sessions.repository.ts';
+import { clearThrottles } from './throttles.repository.ts';
+import type { Throttles } from './throttles.ts';
+import type { TrustedDevices } from './trusted-devices.ts';
+
+/** The notice a reset sends, so a holder who did not ask learns of it at once. */
+export const PASSWORD_RESET_NOTICE = {
+  subject: 'Kata sandi Hadir Anda telah diubah / Your Hadir password was reset',
+  text: [
+    'Kata sandi akun Hadir Anda baru saja diatur ulang. Semua sesi dan perangkat tepercaya telah',
+    'diakhiri. Jika bukan Anda yang melakukannya, segera hubungi operator Hadir Anda.',
+    '',
+    'The password of your Hadir account was just reset. Every session and trusted device was',
+    'ended. If this was not you, contact your Hadir operator at once.',
+  ].join('\n'),
+};
+
+/**
+ * A forgotten password, replaced with an e-mailed code. The request answers the same whether the
+ * address has an account or not, and as fast: the code is sent after the answer.
+ */
+export function createPasswordReset(
+  deps: PortalDeps,
+  parts: { audit: Audit; throttles: Throttles; codes: Codes; devices: TrustedDevices },
+) {
+  const { store, clock, mailer } = deps;
+  const { audit, throttles, codes, devices } = parts;
+  const db = store.db;
+  /** Codes being sent after their answer; close() waits for them. */
+  const sending = new Set<Promise<void>>();
+
+  function sendInBackground(task: () => Promise<void>): void {
+    const running = task()
+      .catch(() => {
+        // Over the send limit or the mail server away: the answer was already the same as for
+        // an unknown address, and the holder may ask again.
+      })
+      .finally(() => sending.delete(running));
+    sending.add(running);
+  }
+
+  return {
+    async forgot(input: { email: string }, client: ClientContext) {
+      await throttles.chargeAddress('forgot', client);
+      const account = await findAccountByEmail(db, normalizeEmail(input.email));
+      if (account && account.deactivated_at === null) {
+        sendInBackground(() => codes.send(account, 'password_reset', null, client));
+      }
+      return { status: 'code_sent' as const };
+    },
+
+    /**
+     * Sets the new password, ends every session and trusted device, and lifts a sign-in lock:
+     * the code proves the mailbox, which is what an operator's unlock would have checked.
+     */
+    async reset(
+      input: { email: string; code: string; newPassword: string },
+      client: ClientContext,
+    ) {
+      await throttles.chargeAddress('reset', client);
+      // The new password's rules first: a refused password does not spend the code.
+      const problem = newPasswordProblem(input.newPassword);
+      if (problem) throw new PasswordRuleError(problem);
+      const account = await findAccountByEmail(db, normalizeEmail(input.email));
+      if (!account || account.deactivated_at !== null) throw invalidCode();
+      await codes.redeem(account, 'password_reset', null, input.code);
+      const now = clock.now();
+      const passwordHash = await hashPassword(input.newPassword);
+      await db.transaction().execute(async (trx) => {
+        await setPassword(trx, account.id, passwordHash, false);
+        await endAllSessions(trx, account.id, now);
+        await clearAccountLocks(trx, account.id);
+        await clearThrottles(trx, [passwordThrottleKey(account.email)]);
+      });
+      await devices.revokeAll(account.id, now);
+      await audit(account.id, 'password.reset', client);
+      try {
+        await mailer.send({ to: account.email, ...PASSWORD_RESET_NOTICE });
+      } catch {
+        // The reset stands; the notice is a courtesy and the audit log has the event.
+      }
+      return { status: 'password_reset' as const };
+    },
+
+    /** Waits for codes still being sent (the server is closing). */
+    async settle(): Promise<void> {
+      await Promise.all(sending);
+    },
+  };
+}

@@ -1,0 +1,327 @@
+/// <reference lib="dom" />
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../src/accounts/accounts.service.ts';
+import { KeyUsage } from '../../src/keys/key-usage.ts';
+import { issueKey } from '../../src/keys/keys.service.ts';
+import { createSmtpMailer } from '../../src/mail/mailer.ts';
+import { logCapture, startTestApp, TEST_SECRETS, type TestApp } from '../helpers/app.ts';
+import { launchChromium } from '../helpers/chromium.ts';
+import { seedWeddingCampaign } from '../helpers/factories.ts';
+import { PORTAL_PASSWORD } from '../helpers/portal-client.ts';
+import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
+import { createTestStore } from '../helpers/stores.ts';
+
+const AXE_SOURCE = readFileSync(
+  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+  'utf8',
+);
+/** Screenshots of every page, phone and desktop, kept as test artifacts (not committed). */
+const SCREENSHOTS = new URL('../../test-results/portal/', import.meta.url).pathname;
+const SCOPE = [{ campaignId: 'nikah', fields: ['menu'] }];
+
+describe('the developer portal in a real browser', () => {
+  let t: TestApp;
+  let smtp: TestSmtpServer;
+  let usage: KeyUsage;
+  let browser: Browser;
+  let base: string;
+  let accounts = 0;
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    smtp = await startSmtpServer();
+    const store = await createTestStore('sqlite');
+    usage = new KeyUsage(store.db, logCapture().logger, 3_600_000);
+    t = await startTestApp(store, {
+      mailer: createSmtpMailer(smtp.url, 'Hadir <no-reply@hadir.test>'),
+      keyUsage: usage,
+    });
+    await seedWeddingCampaign(t.store, t.clock);
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t.close();
+    await smtp.close();
+  });
+
+  async function holder(options: { mustChangePassword?: boolean } = {}) {
+    accounts += 1;
+    const email = `browser${accounts}@example.test`;
+    await createAccount(t.store, t.clock, {
+      email,
+      password: PORTAL_PASSWORD,
+      mustChangePassword: options.mustChangePassword ?? false,
+    });
+    const sealed = await issueKey(t.store, t.clock, {
+      accountEmail: email,
+      name: 'portal key',
+      scopes: SCOPE,
+      sealFor: TEST_SECRETS.keySealKey,
+    });
+    return { email, sealedKeyId: sealed.id };
+  }
+
+  async function newPage(
+    locale: 'id-ID' | 'en-US',
+  ): Promise<{ context: BrowserContext; page: Page }> {
+    // axe is injected as a script: the portal's CSP would refuse it, as it should.
+    const context = await browser.newContext({ locale, bypassCSP: true });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    (page as Page & { problems?: string[] }).problems = problems;
+    return { context, page };
+  }
+
+  /** No axe violation (WCAG 2.2 A and AA, and best practice), and screenshots at two widths. */
+  async function check(page: Page, name: string) {
+    await page.addScriptTag({ content: AXE_SOURCE });
+    const result = await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run: (...args: unknown[]) => Promise<any> } }).axe;
+      const run = await axe.run(document, {
+        runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'],
+      });
+      return run.violations.map(
+        (v: { id: string; nodes: Array<{ target: unknown }> }) =>
+          `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`,
+      );
+    });
+    expect(result, `${name}: accessibility`).toEqual([]);
+    for (const [width, height, label] of [
+      [390, 844, 'phone'],
+      [1280, 800, 'desktop'],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      await page.screenshot({ path: `${SCREENSHOTS}${name}-${label}.png`, fullPage: true });
+    }
+  }
+
+  async function codeFor(email: string, before: number) {
+    return smtp.codeFor(email, before);
+  }
+  const mailsTo = (email: string) => smtp.messages.filter((m) => m.to.includes(email)).length;
+
+  async function signIn(
+    page: Page,
+    email: string,
+    options: { remember?: boolean; check?: string } = {},
+  ) {
+    await page.goto(`${base}/developer/portal`);
+    const before = mailsTo(email);
+    await page.locator('#field-email').fill(email);
+    await page.locator('#field-password').fill(PORTAL_PASSWORD);
+    await page.locator('button[type=submit]').first().click();
+    if (!page.url().endsWith('/sign-in')) return; // a remembered device needs no code
+    await page.locator('#field-code').waitFor();
+    if (options.check) await check(page, `${options.check}-code`);
+    const code = await codeFor(email, before);
+    await page.locator('#field-code').fill(code);
+    if (options.remember) await page.locator('#field-remember').check();
+    await page.locator('main button[type=submit]').click();
+    await page.waitForURL(/\/developer\/portal\/(keys|password)$/);
+  }
+
+  async function stepUpCode(page: Page, email: string, before: number) {
+    await page.locator('#field-code').waitFor();
+    await page.locator('#field-code').fill(await codeFor(email, before));
+    await page.locator('main button[type=submit]').click();
+  }
+
+  const data = (key: string, path = '/developer/v1/campaigns/nikah/respondents') =>
+    fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } });
+
+  it('signs in with a code, reveals a key once, rotates it, shows its usage, and signs out (Indonesian)', async () => {
+    const { email, sealedKeyId } = await holder();
+    const { context, page } = await newPage('id-ID');
+    try {
+      await page.goto(`${base}/developer/portal`);
+      expect(page.url()).toBe(`${base}/developer/portal/sign-in`);
+      expect(await page.getAttribute('html', 'lang')).toBe('id');
+      await check(page, 'id-sign-in');
+      await signIn(page, email, { remember: true, check: 'id' });
+      await page.locator('h1', { hasText: 'Kunci API' }).waitFor();
+      await check(page, 'id-keys');
+
+      // Reveal: a step-up code in place, then the key once.
+      const card = page.locator('article.key', { hasText: 'portal key' });
+      let before = mailsTo(email);
+      await card.locator('button', { hasText: 'Tampilkan' }).click();
+      await page.locator('h1', { hasText: 'Pastikan ini Anda' }).waitFor();
+      await check(page, 'id-step-up');
+      await stepUpCode(page, email, before);
+      await page.locator('h1', { hasText: 'Kunci Anda' }).waitFor();
+      expect(await page.locator('.notice').textContent()).toContain('tidak akan ditampilkan lagi');
+      const revealed = await page.locator('#revealed-key').inputValue();
+      expect(revealed).toMatch(/^hadir_sk_[0-9a-f]{64}$/);
+      expect(await page.locator('button.copy').isVisible()).toBe(true);
+      await check(page, 'id-revealed');
+      expect((await data(revealed)).status).toBe(200);
+
+      // Not twice: the button is gone, and the form posted again is refused.
+      await page.goto(`${base}/developer/portal/keys`);
+      expect(await card.locator('button', { hasText: 'Tampilkan' }).count()).toBe(0);
+      const again = await page.evaluate(async (keyId) => {
+        const token = (document.querySelector('input[name=_csrf]') as HTMLInputElement).value;
+        const response = await fetch(`/developer/portal/keys/${keyId}/reveal`, {
+          method: 'POST',
+          body: new URLSearchParams({ _csrf: token }),
+        });
+        return { status: response.status, text: await response.text() };
+      }, sealedKeyId);
+      expect(again.status).toBe(409);
+      // The browser logs that refusal; it was asked for.
+      (page as Page & { problems?: string[] }).problems?.splice(0);
+      expect(again.text).not.toContain(revealed);
+
+      // Rotate with a one-hour overlap: the step-up still holds, so no second code.
+      t.clock.advance(60_000);
+      before = mailsTo(email);
+      await card.locator('select').selectOption('1');
+      await card.locator('button', { hasText: 'Rotasi' }).click();
+      await page.locator('h1', { hasText: 'Kunci baru diterbitkan' }).waitFor();
+      expect(mailsTo(email)).toBe(before);
+      const rotated = await page.locator('#revealed-key').inputValue();
+      expect(rotated).not.toBe(revealed);
+      await check(page, 'id-rotated');
+      expect((await data(rotated)).status).toBe(200);
+      expect((await data(revealed)).status).toBe(200);
+      await page.goto(`${base}/developer/portal/keys`);
+      // Newest first: the successor, then the old key rotating out.
+      const statuses = await page.locator('article.key .status').allTextContents();
+      expect(statuses[0]).toBe('Aktif');
+      expect(statuses[1]).toMatch(/^Sedang dirotasi: berlaku sampai .* WIB$/);
+
+      // Usage: the requests above (two with the old key, one with the new), once flushed.
+      await usage.flush();
+      await page.reload();
+      const totals = await page.locator('article.key .usage > p:first-of-type').allTextContents();
+      expect(totals.slice(0, 2)).toEqual([
+        '1 permintaan dan 2 baris dalam 30 hari',
+        '2 permintaan dan 4 baris dalam 30 hari',
+      ]);
+      await check(page, 'id-keys-usage');
+
+      for (const path of ['devices', 'password', 'start']) {
+        await page.goto(`${base}/developer/portal/${path}`);
+        await check(page, `id-${path}`);
+      }
+      expect(await page.locator('pre code').textContent()).toContain('$HADIR_API_KEY');
+
+      // Sign out, then in again: the remembered device skips the code.
+      await page.locator('header button', { hasText: 'Keluar' }).click();
+      await page.waitForURL(/\/sign-in\?done=signed-out$/);
+      expect(await page.locator('.notice').textContent()).toContain('Anda telah keluar');
+      before = mailsTo(email);
+      await signIn(page, email);
+      await page.waitForURL(/\/keys$/);
+      expect(mailsTo(email)).toBe(before);
+
+      // Revoke the device: the next sign-in needs a code again.
+      await page.goto(`${base}/developer/portal/devices`);
+      await page.locator('main button', { hasText: 'Cabut' }).click();
+      await page.waitForURL(/\/devices\?done=revoked$/);
+      expect(await page.locator('tbody tr').count()).toBe(0);
+      await page.locator('header button', { hasText: 'Keluar' }).click();
+      await page.waitForURL(/\/sign-in/);
+      before = mailsTo(email);
+      await signIn(page, email);
+      expect(mailsTo(email)).toBe(before + 1);
+      expect((page as Page & { problems?: string[] }).problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('shows nothing but the password page while a change is due, then lets the holder in (English)', async () => {
+    const { email } = await holder({ mustChangePassword: true });
+    const { context, page } = await newPage('en-US');
+    try {
+      await signIn(page, email, { check: 'en' });
+      expect(page.url()).toBe(`${base}/developer/portal/password`);
+      expect(await page.locator('header nav li').count()).toBe(0);
+      await page.goto(`${base}/developer/portal/keys`);
+      expect(page.url()).toBe(`${base}/developer/portal/password`);
+      await check(page, 'en-password-due');
+
+      // A refused password: the message sits next to its field, tied to it.
+      await page.locator('#field-currentPassword').fill(PORTAL_PASSWORD);
+      await page.locator('#field-newPassword').fill('password1234');
+      await page.locator('main button[type=submit]').click();
+      const field = page.locator('#field-newPassword');
+      expect(await field.getAttribute('aria-invalid')).toBe('true');
+      expect(await field.getAttribute('aria-describedby')).toContain('field-newPassword-error');
+      expect(await page.locator('#field-newPassword-error').textContent()).toContain('most common');
+      await check(page, 'en-password-refused');
+
+      await page.locator('#field-currentPassword').fill(PORTAL_PASSWORD);
+      await page.locator('#field-newPassword').fill('rendang-padang-pedas');
+      await page.locator('main button[type=submit]').click();
+      await page.waitForURL(/\/password\?done=changed$/);
+      await page.goto(`${base}/developer/portal/keys`);
+      expect(page.url()).toBe(`${base}/developer/portal/keys`);
+      await check(page, 'en-keys');
+      for (const path of ['devices', 'start']) {
+        await page.goto(`${base}/developer/portal/${path}`);
+        await check(page, `en-${path}`);
+      }
+      // The language switch, by keyboard alone.
+      await page.goto(`${base}/developer/portal/keys`);
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
+      await page.waitForURL(/\/keys$/);
+      expect(await page.getAttribute('html', 'lang')).toBe('id');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('resets a forgotten password with an e-mailed code (English)', async () => {
+    const { email, sealedKeyId } = await holder();
+    const { context, page } = await newPage('en-US');
+    try {
+      await page.goto(`${base}/developer/portal/sign-in`);
+      await page.locator('a', { hasText: 'Forgot your password?' }).click();
+      await check(page, 'en-forgot');
+      const before = mailsTo(email);
+      await page.locator('#field-email').fill(email);
+      await page.locator('main button[type=submit]').click();
+      await page.locator('h1', { hasText: 'Set a new password' }).waitFor();
+      await check(page, 'en-reset');
+      await page.locator('#field-code').fill(await codeFor(email, before));
+      await page.locator('#field-newPassword').fill('gado-gado-siram-kacang');
+      await page.locator('main button[type=submit]').click();
+      await page.waitForURL(/\/sign-in\?done=reset$/);
+      expect(await page.locator('.notice').textContent()).toContain('password was reset');
+      await check(page, 'en-sign-in-after-reset');
+      await page.locator('#field-email').fill(email);
+      await page.locator('#field-password').fill('gado-gado-siram-kacang');
+      const codeBefore = mailsTo(email);
+      await page.locator('main button[type=submit]').click();
+      await page.locator('#field-code').fill(await codeFor(email, codeBefore));
+      await page.locator('main button[type=submit]').click();
+      await page.waitForURL(/\/keys$/);
+
+      // The English step-up and reveal pages.
+      const stepUpBefore = mailsTo(email);
+      await page.locator(`form[action$="${sealedKeyId}/reveal"] button`).click();
+      await check(page, 'en-step-up');
+      await stepUpCode(page, email, stepUpBefore);
+      await page.locator('h1', { hasText: 'Your key' }).waitFor();
+      await check(page, 'en-revealed');
+    } finally {
+      await context.close();
+    }
+  });
+});

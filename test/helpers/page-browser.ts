@@ -1,0 +1,66 @@
+import type { FastifyInstance } from 'fastify';
+
+export interface PageResponse {
+  status: number;
+  headers: Record<string, string | string[] | number | undefined>;
+  body: string;
+  /** The CSRF token of the page's first form, when it has one. */
+  csrf?: string;
+  cookies: Array<{ name: string; value: string; [attribute: string]: unknown }>;
+}
+
+/**
+ * A browser in miniature over inject: it keeps cookies, follows nothing by itself, and posts
+ * forms as a browser would (urlencoded). Enough to test the portal pages' HTTP contract.
+ */
+export function pageBrowser(
+  app: FastifyInstance,
+  options: { address?: string; headers?: Record<string, string> } = {},
+) {
+  const jar = new Map<string, string>();
+
+  async function go(
+    method: 'GET' | 'POST',
+    url: string,
+    form?: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<PageResponse> {
+    const response = await app.inject({
+      method,
+      url,
+      remoteAddress: options.address ?? '127.0.0.1',
+      headers: {
+        ...options.headers,
+        ...(jar.size > 0
+          ? { cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; ') }
+          : {}),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        ...headers,
+      },
+      ...(form ? { payload: new URLSearchParams(form).toString() } : {}),
+    });
+    const cookies = response.cookies as PageResponse['cookies'];
+    for (const cookie of cookies) {
+      const expired =
+        cookie.maxAge === 0 ||
+        (cookie.expires instanceof Date && cookie.expires.getTime() <= Date.now());
+      if (expired || cookie.value === '') jar.delete(cookie.name);
+      else jar.set(cookie.name, cookie.value);
+    }
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(response.body)?.[1];
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      body: response.body,
+      cookies,
+      ...(csrf ? { csrf } : {}),
+    };
+  }
+
+  return {
+    jar,
+    get: (url: string, headers?: Record<string, string>) => go('GET', url, undefined, headers),
+    post: (url: string, form: Record<string, string>, headers?: Record<string, string>) =>
+      go('POST', url, form, headers),
+  };
+}
