@@ -39,6 +39,11 @@ export const DEVICES: Device[] = [
     cases: ['repeated page', 'repeated page, 304', 'summary', 'campaign list'],
   },
   {
+    name: 'read-ahead',
+    off: { SPEEDUPS_OFF: 'read-ahead' },
+    cases: ['summary', 'summary, 1 connection', 'repeated page, 304', 'page 1'],
+  },
+  {
     name: 'response cache',
     off: { RESPONSE_CACHE_MB: '0' },
     cases: ['repeated page', 'repeated page, 304', 'summary'],

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Redis } from 'ioredis';
-import { campaignRoutes } from './campaigns/campaigns.routes.ts';
+import { campaignRoutes, startReadAhead } from './campaigns/campaigns.routes.ts';
 import { createCampaignService } from './campaigns/campaigns.service.ts';
 import { createRespondentPages } from './campaigns/pages/respondent-pages.ts';
 import type { Clock } from './clock.ts';
@@ -206,6 +206,7 @@ function dataApi(
       // and campaign, and their answers go out back to back. Each read still starts after its
       // request arrived.
       if (!off.has('turn-batching')) await turnGate();
+      if (!off.has('read-ahead')) startReadAhead(campaigns, request);
       await authenticate(request);
     });
     let lastStoreWarning = Number.NEGATIVE_INFINITY;

@@ -9,6 +9,7 @@ export const SPEEDUPS = [
   'turn-batching',
   'remembered-reads',
   'single-flight',
+  'read-ahead',
 ] as const;
 
 export type Speedup = (typeof SPEEDUPS)[number];

@@ -30,18 +30,30 @@ export type BeforeWork = () => void;
  * Each answer is the serialised body with its ETag, and what the access log records: the field
  * keys present in at least one returned row, and the row count.
  */
+/**
+ * A campaign's read, started while its request's key is still being checked, so the two round
+ * trips overlap (the speed device "read-ahead"). Its result is used only once the key is valid.
+ */
+export type ReadAhead =
+  | { kind: 'summary'; read: Promise<CampaignCounts | undefined> }
+  | { kind: 'respondents'; read: Promise<CampaignRecord | undefined> };
+
 export interface CampaignService {
   listCampaigns(key: AuthenticatedKey): Promise<CachedResponse>;
+  /** Starts the read a summary or a page of `campaignId` will need. */
+  readAhead(kind: ReadAhead['kind'], campaignId: string): ReadAhead;
   summary(
     key: AuthenticatedKey,
     campaignId: string,
     beforeWork?: BeforeWork,
+    ahead?: ReadAhead,
   ): Promise<CachedResponse>;
   respondents(
     key: AuthenticatedKey,
     campaignId: string,
     query: RespondentsQuery,
     beforeWork?: BeforeWork,
+    ahead?: ReadAhead,
   ): Promise<CachedResponse>;
 }
 
@@ -128,7 +140,22 @@ export function createCampaignService(
     return { campaign, projection };
   }
 
+  const readCounts = (campaignId: string) =>
+    campaignCountsReads.run(campaignId, () => findCampaignWithCounts(store, campaignId));
+  const readCampaign = (campaignId: string) =>
+    campaignReads.run(campaignId, () => findCampaign(store, campaignId));
+
   return {
+    readAhead(kind, campaignId) {
+      const ahead: ReadAhead =
+        kind === 'summary'
+          ? { kind, read: readCounts(campaignId) }
+          : { kind, read: readCampaign(campaignId) };
+      // A request whose key fails never collects its read: its failure is nobody's to report.
+      ahead.read.catch(() => {});
+      return ahead;
+    },
+
     async listCampaigns(key) {
       const records = await scopeReads.run(key.id, () => findCampaignsInScope(store, key.id));
       // Shared or remembered rows come back as the same array, so their bytes are serialised once.
@@ -143,10 +170,8 @@ export function createCampaignService(
       return response;
     },
 
-    async summary(key, campaignId, beforeWork) {
-      const read = campaignCountsReads.run(campaignId, () =>
-        findCampaignWithCounts(store, campaignId),
-      );
+    async summary(key, campaignId, beforeWork, ahead) {
+      const read = ahead?.kind === 'summary' ? ahead.read : readCounts(campaignId);
       const { campaign, projection } = await access(
         key,
         campaignId,
@@ -162,13 +187,10 @@ export function createCampaignService(
       });
     },
 
-    async respondents(key, campaignId, query, beforeWork) {
+    async respondents(key, campaignId, query, beforeWork, ahead) {
       const resolved = pages.resolve(campaignId, query);
-      const { campaign, projection } = await access(
-        key,
-        campaignId,
-        campaignReads.run(campaignId, () => findCampaign(store, campaignId)),
-      );
+      const read = ahead?.kind === 'respondents' ? ahead.read : readCampaign(campaignId);
+      const { campaign, projection } = await access(key, campaignId, read);
       beforeWork?.();
       const { cursor } = resolved;
       const place = cursor
