@@ -2,6 +2,7 @@ import os from 'node:os';
 import { type AblationRow, DEVICES, EARNS_ITS_PLACE, gain } from './ablation.ts';
 import { type ComparisonRow, MAX_LOSS } from './against.ts';
 import type { CaseName } from './cases.ts';
+import type { CpuSplit } from './cpu-split.ts';
 import type { LoadResult, Pair } from './load.ts';
 
 /** One case of the main table: loaded right after the ceiling server, on one server. */
@@ -25,7 +26,12 @@ export interface Report {
   };
   cases: Array<CaseRow & { target: string; met: boolean }>;
   /** PostgreSQL page 1 against the bare reference server, loaded in turn (a: reference, b: Hadir). */
-  reference?: { pair: Pair; target: number; met: boolean };
+  reference?: {
+    pair: Pair;
+    cpu: { reference: CpuSplit; hadir: CpuSplit };
+    target: number;
+    met: boolean;
+  };
   ablation?: {
     rows: AblationRow[];
     verdicts: Array<{ device: string; best: string; keeps: boolean }>;
@@ -67,16 +73,17 @@ function caseTarget(row: CaseRow): { target: string; met: boolean } {
 export function evaluate(input: {
   settings: Report['settings'];
   cases: CaseRow[];
-  reference?: Pair;
+  reference?: { pair: Pair; cpu: { reference: CpuSplit; hadir: CpuSplit } };
   ablation?: AblationRow[];
   comparison?: { against: string; rows: ComparisonRow[] };
 }): Report {
   const cases = input.cases.map((row) => ({ ...row, ...caseTarget(row) }));
   const reference = input.reference && {
-    pair: input.reference,
+    ...input.reference,
     target: REFERENCE_TARGET,
     met:
-      input.reference.ratio >= REFERENCE_TARGET && input.reference.b.peakRssBytes <= MAX_RSS_BYTES,
+      input.reference.pair.ratio >= REFERENCE_TARGET &&
+      input.reference.pair.b.peakRssBytes <= MAX_RSS_BYTES,
   };
   const ablation = input.ablation && {
     rows: input.ablation,
@@ -170,7 +177,16 @@ export function renderMarkdown(report: Report): string {
   ];
   const pairNote = `medians of ${settings.pairRounds} loads of ${settings.pairSeconds} s each, the two loaded in turn`;
   if (report.reference) {
-    const { pair, target, met } = report.reference;
+    const { pair, cpu, target, met } = report.reference;
+    const total = (split: CpuSplit) => split.serverMs + split.postgresMs + split.loadMs;
+    const cpuRow = (name: string, split: CpuSplit) => [
+      name,
+      Math.round(split.requestsPerSecond).toString(),
+      split.serverMs.toFixed(2),
+      split.postgresMs.toFixed(2),
+      split.loadMs.toFixed(2),
+      total(split).toFixed(2),
+    ];
     out.push(
       '',
       '## PostgreSQL page 1 against the bare reference',
@@ -188,6 +204,13 @@ export function renderMarkdown(report: Report): string {
             met ? 'yes' : 'NO',
           ],
         ],
+      ),
+      '',
+      `CPU per request, in ms, from one more load of ${settings.pairSeconds} s each: the machine's cores are shared by the server, PostgreSQL and the load generator, so the most Hadir can reach against the reference is their totals' ratio, ${percent(total(cpu.reference) / total(cpu.hadir))} in this run.`,
+      '',
+      ...table(
+        ['server', 'req/s', 'server ms', 'PostgreSQL ms', 'load generator ms', 'total ms'],
+        [cpuRow('reference', cpu.reference), cpuRow('Hadir', cpu.hadir)],
       ),
     );
   }

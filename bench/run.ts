@@ -16,6 +16,7 @@ import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
 import { type AblationRow, runAblation } from './ablation.ts';
 import { type ComparisonRow, prepareCheckout, runComparison } from './against.ts';
 import { benchCases, clientHeaders, LIMIT, PAGE_ONE_PATH, serverEnv } from './cases.ts';
+import { type CpuSplit, measureCpuSplit } from './cpu-split.ts';
 import { CONNECTIONS, inTurn, type Load, load, type Pair } from './load.ts';
 import { type ServerProcess, startCeiling, startHadir, startStoreRead } from './processes.ts';
 import { type CaseRow, evaluate, renderMarkdown } from './report.ts';
@@ -125,8 +126,15 @@ async function runCases(options: {
   return rows;
 }
 
-/** PostgreSQL page 1 on Hadir and on the bare reference server, loaded in turn. */
-async function runReference(databaseUrl: string, key: string, pageBytes: number): Promise<Pair> {
+/**
+ * PostgreSQL page 1 on Hadir and on the bare reference server, loaded in turn; then one load of
+ * each with its CPU split between the server, PostgreSQL and the load generator.
+ */
+async function runReference(
+  databaseUrl: string,
+  key: string,
+  pageBytes: number,
+): Promise<{ pair: Pair; cpu: { reference: CpuSplit; hadir: CpuSplit } }> {
   const reference = await startStoreRead(databaseUrl, BIG_CAMPAIGN, LIMIT, pageBytes);
   const hadir = await startHadir(serverEnv(databaseUrl, false));
   try {
@@ -140,7 +148,20 @@ async function runReference(databaseUrl: string, key: string, pageBytes: number)
     log(
       `  postgres page 1: Hadir ${Math.round(pair.b.requestsPerSecond)} against the reference's ${Math.round(pair.a.requestsPerSecond)} req/s (${(pair.ratio * 100).toFixed(1)} %)`,
     );
-    return pair;
+    const cpu = {
+      reference: await measureCpuSplit(
+        reference,
+        { path: '/', headers: {}, expectStatus: 200 },
+        PAIRS.seconds,
+      ),
+      hadir: await measureCpuSplit(hadir, pageOne, PAIRS.seconds),
+    };
+    for (const [name, split] of Object.entries(cpu)) {
+      log(
+        `  ${name.padEnd(9)} CPU ms per request: server ${split.serverMs.toFixed(2)}, PostgreSQL ${split.postgresMs.toFixed(2)}, load ${split.loadMs.toFixed(2)}`,
+      );
+    }
+    return { pair, cpu };
   } finally {
     await reference.stop();
     await hadir.stop();
@@ -185,7 +206,7 @@ async function main(): Promise<void> {
     const started = Date.now();
 
     const cases: CaseRow[] = [];
-    let reference: Pair | undefined;
+    let reference: Awaited<ReturnType<typeof runReference>> | undefined;
     if (parts.has('cases')) {
       const bodyFile = join(tmpdir(), `hadir-ceiling-${process.pid}.json`);
       writeFileSync(bodyFile, page);
