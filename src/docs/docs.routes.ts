@@ -23,6 +23,17 @@ export function registerReferenceRoutes(app: FastifyInstance, prefix: string): v
   app.get(`${prefix}/openapi.json`, hidden, (request, reply) =>
     serve(request, reply, built().openapi),
   );
+  // The root names where everything is, rather than a bare 404.
+  app.get('/', hidden, async () => ({
+    name: 'Hadir',
+    description: 'Read-only access to RSVP campaign data for approved third parties.',
+    links: {
+      docs: `${prefix}/docs`,
+      openapi: `${prefix}/openapi.json`,
+      llms: `${prefix}/llms.txt`,
+      portal: '/developer/portal',
+    },
+  }));
   app.get(`${prefix}/llms.txt`, hidden, (request, reply) => serve(request, reply, built().llms));
   app.get(`${prefix}/skill.zip`, hidden, (request, reply) => {
     reply.header('content-disposition', 'attachment; filename="hadir-rsvp-api-skill.zip"');

@@ -18,6 +18,21 @@ describe('llms.txt, docs and skill.zip', () => {
   });
   afterAll(() => t.close());
 
+  it('answers the root with where the docs, the OpenAPI document and the portal are', async () => {
+    const root = await t.get('/');
+    expect(root.status).toBe(200);
+    expect(root.headers['content-type']).toMatch(/^application\/json/);
+    for (const path of Object.values(root.body.links as Record<string, string>)) {
+      const linked = await t.get(path);
+      expect([200, 303]).toContain(linked.status);
+    }
+    expect(root.body.links).toMatchObject({
+      docs: '/developer/v1/docs',
+      openapi: '/developer/v1/openapi.json',
+      portal: '/developer/portal',
+    });
+  });
+
   it('serves llms.txt as plain text in the llms.txt shape, small and complete', async () => {
     const response = await t.get(`${BASE}/llms.txt`);
     expect(response.status).toBe(200);
