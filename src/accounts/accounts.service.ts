@@ -108,3 +108,55 @@ export async function setAccountActive(
   });
   return { id: account.id, email: account.email, active };
 }
+
+export interface AccountListing {
+  id: string;
+  email: string;
+  createdAt: string;
+  status: 'active' | 'deactivated' | 'locked';
+  mustChangePassword: boolean;
+  /** Keys neither revoked nor expired. */
+  liveKeys: number;
+}
+
+/** Every account, oldest first, with its state and how many live keys it holds. */
+export async function listAccounts(store: Store, clock: Clock): Promise<AccountListing[]> {
+  const now = clock.now();
+  const rows = await store.db
+    .selectFrom('accounts as a')
+    .leftJoin('api_keys as k', (join) =>
+      join
+        .onRef('k.account_id', '=', 'a.id')
+        .on('k.expires_at', '>', now)
+        .on((eb) => eb.or([eb('k.revoked_at', 'is', null), eb('k.revoked_at', '>', now)])),
+    )
+    .select((eb) => [
+      'a.id',
+      'a.email',
+      'a.created_at',
+      'a.deactivated_at',
+      'a.locked_at',
+      'a.must_change_password',
+      eb.fn.count<number>('k.id').as('live_keys'),
+    ])
+    .groupBy([
+      'a.id',
+      'a.email',
+      'a.created_at',
+      'a.deactivated_at',
+      'a.locked_at',
+      'a.must_change_password',
+    ])
+    .orderBy('a.created_at')
+    .orderBy('a.email')
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    email: row.email,
+    createdAt: new Date(Number(row.created_at)).toISOString(),
+    status:
+      row.deactivated_at !== null ? 'deactivated' : row.locked_at !== null ? 'locked' : 'active',
+    mustChangePassword: row.must_change_password === 1,
+    liveKeys: Number(row.live_keys),
+  }));
+}

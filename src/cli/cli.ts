@@ -13,7 +13,7 @@ import { UsageError } from './usage-error.ts';
 
 export type { CliIo } from './command.ts';
 
-const COMMANDS: Record<string, Command> = {
+export const COMMANDS: Record<string, Command> = {
   ...SERVING_COMMANDS,
   ...IMPORT_COMMANDS,
   ...ACCOUNT_COMMANDS,
@@ -45,6 +45,45 @@ function helpText(): string {
   ].join('\n');
 }
 
+/** Node's parser messages, said plainly: which option, and what is wrong with it. */
+function parseProblem(error: unknown): string {
+  const { code, message } = error as { code?: string; message: string };
+  const option = /'(-[^']*)'/.exec(message)?.[1];
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) return `unknown option ${option}`;
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) {
+    return `option ${option.split(' ')[0]} ${/argument missing/.test(message) ? 'needs a value' : 'takes no value'}`;
+  }
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return 'unexpected argument';
+  return message;
+}
+
+/** `--help` of one command: its usage, what it does, and an example that works as printed. */
+function commandHelp(command: Command): string {
+  return [
+    `usage: hadir ${command.usage}`,
+    '',
+    command.summary,
+    '',
+    'example:',
+    `  hadir ${command.example}`,
+    '',
+    'Add --json to print one JSON object. DATABASE_URL names the database (default sqlite:./data/hadir.sqlite).',
+  ].join('\n');
+}
+
+/** `--help` of a group (`hadir keys --help`): the usage of each of its commands. */
+function groupHelp(group: string): string | undefined {
+  const members = Object.entries(COMMANDS).filter(([name]) => name.startsWith(`${group} `));
+  if (members.length === 0) return undefined;
+  return [
+    `usage: hadir ${group} <command> [options]`,
+    '',
+    ...members.map(([, command]) => `  hadir ${command.usage}\n      ${command.summary}`),
+    '',
+    `Each command explains itself: hadir ${group} <command> --help`,
+  ].join('\n');
+}
+
 /** Finds the command named by the first one or two words. */
 function findCommand(
   argv: string[],
@@ -71,7 +110,24 @@ export async function runCli(
     return 0;
   }
   const found = findCommand(argv);
+  const asksHelp = (args: string[]) => args.includes('--help') || args.includes('-h');
+  if (!found && asksHelp(argv.slice(1))) {
+    const group = groupHelp(argv[0] ?? '');
+    if (group) {
+      io.stdout(`${group}\n`);
+      return 0;
+    }
+  }
+  if (found && asksHelp(found.rest)) {
+    io.stdout(`${commandHelp(found.command)}\n`);
+    return 0;
+  }
   if (!found) {
+    const group = groupHelp(argv[0] ?? '');
+    if (group && argv.length === 1) {
+      io.stderr(`hadir ${argv[0]}: which one?\n\n${group}\n`);
+      return 2;
+    }
     io.stderr(`hadir: unknown command '${argv.slice(0, 2).join(' ')}'\n\n${helpText()}\n`);
     return 2;
   }
@@ -85,7 +141,7 @@ export async function runCli(
     });
   } catch (error) {
     io.stderr(
-      `hadir ${found.name}: ${(error as Error).message}\nusage: hadir ${found.command.usage}\n`,
+      `hadir ${found.name}: ${parseProblem(error)}\nusage: hadir ${found.command.usage}\n(hadir ${found.name} --help explains it)\n`,
     );
     return 2;
   }

@@ -18,6 +18,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** All of standard input (for --password-stdin). */
+  stdin: () => string;
 }
 
 export interface Context {
@@ -29,6 +31,10 @@ export interface Context {
 }
 
 export interface Command {
+  /** What the command does, in one sentence, for `--help`. */
+  summary: string;
+  /** One invocation that works as printed (after `hadir `). */
+  example: string;
   usage: string;
   options: NonNullable<ParseArgsConfig['options']>;
   /**

@@ -65,6 +65,7 @@ export async function findKeyById(
 export async function listKeyRows(
   db: Kysely<Database>,
   accountId?: string,
+  keyId?: string,
 ): Promise<Array<ApiKeyRow & { email: string }>> {
   let query = db
     .selectFrom('api_keys as k')
@@ -74,6 +75,7 @@ export async function listKeyRows(
     .orderBy('k.created_at')
     .orderBy('k.id');
   if (accountId) query = query.where('k.account_id', '=', accountId);
+  if (keyId) query = query.where('k.id', '=', keyId);
   return query.execute();
 }
 

@@ -82,8 +82,15 @@ export function keyStatus(
   return 'active';
 }
 
-/** Checks that every campaign of a scope exists and is not deleted; trims and dedupes field keys. */
-async function validateScopes(db: Kysely<Database>, scopes: KeyScope[]): Promise<KeyScope[]> {
+/**
+ * Checks that every campaign of a scope exists and is not deleted, and with `fields: 'known'` that
+ * every field key is one of the campaign's fields; trims and dedupes field keys.
+ */
+async function validateScopes(
+  db: Kysely<Database>,
+  scopes: KeyScope[],
+  fields: FieldCheck = 'any',
+): Promise<KeyScope[]> {
   const ids = scopes.map((scope) => scope.campaignId);
   const duplicate = ids.find((id, index) => ids.indexOf(id) !== index);
   if (duplicate)
@@ -98,10 +105,47 @@ async function validateScopes(db: Kysely<Database>, scopes: KeyScope[]): Promise
   const existing = new Set(found.map((row) => row.id));
   const missing = ids.find((id) => !existing.has(id));
   if (missing) throw new DomainError('not_found', `campaign ${missing} does not exist`);
-  return scopes.map((scope) => ({
+  const cleaned = scopes.map((scope) => ({
     campaignId: scope.campaignId,
     fields: [...new Set(scope.fields.map((field) => field.trim()).filter((field) => field !== ''))],
   }));
+  if (fields === 'known') await requireKnownFields(db, cleaned);
+  return cleaned;
+}
+
+/**
+ * Whether a scope may name fields its campaigns do not have (yet): a key for a field a campaign
+ * will gain. An operator's typo otherwise makes a key that silently reads less than meant.
+ */
+export type FieldCheck = 'known' | 'any';
+
+async function requireKnownFields(db: Kysely<Database>, scopes: KeyScope[]): Promise<void> {
+  const rows = await db
+    .selectFrom('campaign_fields')
+    .select(['campaign_id', 'key'])
+    .where(
+      'campaign_id',
+      'in',
+      scopes.map((scope) => scope.campaignId),
+    )
+    .execute();
+  const known = new Set(rows.map((row) => `${row.campaign_id}\u0000${row.key}`));
+  for (const scope of scopes) {
+    const unknown = scope.fields.filter((field) => !known.has(`${scope.campaignId}\u0000${field}`));
+    if (unknown.length === 0) continue;
+    const has = rows.filter((row) => row.campaign_id === scope.campaignId).map((row) => row.key);
+    throw new UnknownFieldsError(
+      `campaign ${scope.campaignId} has no field ${unknown.join(', ')} (its fields: ${has.join(', ') || 'none'})`,
+    );
+  }
+}
+
+/** A scope named fields its campaign does not have, and the check asked for known ones. */
+export class UnknownFieldsError extends DomainError {
+  constructor(message: string) {
+    super('invalid', message);
+    this.name = 'UnknownFieldsError';
+  }
 }
 
 export interface IssuedKey {
@@ -109,6 +153,8 @@ export interface IssuedKey {
   /** The plaintext key: for the caller to show once (or not at all when sealed); never stored. */
   key: string;
   expiresAt: string;
+  /** What the key reads, as stored. */
+  campaigns: KeyScope[];
 }
 
 export async function issueKey(
@@ -121,6 +167,7 @@ export async function issueKey(
     expiresAt?: number;
     /** When given, the key is sealed with this AES key for its one reveal in the portal. */
     sealFor?: Buffer;
+    fieldCheck?: FieldCheck;
   },
 ): Promise<IssuedKey> {
   const now = clock.now();
@@ -135,8 +182,8 @@ export async function issueKey(
   if (expiresAt <= now) throw new DomainError('invalid', 'the expiry must be in the future');
   const text = generateKeyText();
   const id = randomUUID();
-  await store.db.transaction().execute(async (trx) => {
-    const scopes = await validateScopes(trx, input.scopes);
+  const campaigns = await store.db.transaction().execute(async (trx) => {
+    const scopes = await validateScopes(trx, input.scopes, input.fieldCheck);
     await insertKey(trx, {
       id,
       account_id: account.id,
@@ -165,8 +212,9 @@ export async function issueKey(
       },
       now,
     );
+    return scopes;
   });
-  return { id, key: text, expiresAt: new Date(expiresAt).toISOString() };
+  return { id, key: text, expiresAt: new Date(expiresAt).toISOString(), campaigns };
 }
 
 async function getKey(db: Kysely<Database>, keyId: string): Promise<ApiKeyRow> {
@@ -180,10 +228,11 @@ export async function replaceKeyScope(
   clock: Clock,
   keyId: string,
   scopes: KeyScope[],
+  fieldCheck: FieldCheck = 'any',
 ): Promise<{ id: string; campaigns: KeyScope[] }> {
   return store.db.transaction().execute(async (trx) => {
     await getKey(trx, keyId);
-    const validated = await validateScopes(trx, scopes);
+    const validated = await validateScopes(trx, scopes, fieldCheck);
     await writeScopes(trx, keyId, validated);
     await recordAudit(
       trx,
@@ -303,7 +352,21 @@ export async function listKeys(
   accountEmail?: string,
 ): Promise<KeyListing[]> {
   const accountId = accountEmail ? (await getAccountByEmail(store, accountEmail)).id : undefined;
-  const rows = await listKeyRows(store.db, accountId);
+  return describeKeys(store, clock, await listKeyRows(store.db, accountId));
+}
+
+/** One key, as the listing shows it: status, scope and last use; never the key. */
+export async function showKey(store: Store, clock: Clock, keyId: string): Promise<KeyListing> {
+  const [listing] = await describeKeys(store, clock, await listKeyRows(store.db, undefined, keyId));
+  if (!listing) throw new DomainError('not_found', `no key with id ${keyId}`);
+  return listing;
+}
+
+async function describeKeys(
+  store: Store,
+  clock: Clock,
+  rows: Array<ApiKeyRow & { email: string }>,
+): Promise<KeyListing[]> {
   const scopes = await findScopesOfKeys(
     store.db,
     rows.map((row) => row.id),

@@ -3,8 +3,12 @@ import {
   findAccountByEmail,
   setPassword,
 } from '../accounts/accounts.repository.ts';
-import { normalizeEmail } from '../accounts/accounts.service.ts';
-import { hashPassword } from '../accounts/passwords.ts';
+import { getAccountByEmail, normalizeEmail } from '../accounts/accounts.service.ts';
+import { generatePassword, hashPassword } from '../accounts/passwords.ts';
+import { recordAudit } from '../audit/audit.repository.ts';
+import type { Clock } from '../clock.ts';
+import type { Store } from '../db/connect.ts';
+import { revokeAllDevices } from './devices.repository.ts';
 import { passwordThrottleKey } from './lockout.ts';
 import type { Codes } from './one-time-codes.ts';
 import { invalidCode } from './one-time-codes.ts';
@@ -99,4 +103,33 @@ export function createPasswordReset(
       await Promise.all(sending);
     },
   };
+}
+
+/**
+ * An operator's reset: a generated one-time password that must be changed at the next sign-in.
+ * Every session and trusted device ends and a sign-in lock is lifted, as with the holder's own
+ * reset; the operator hands the password over.
+ */
+export async function resetPasswordByOperator(
+  store: Store,
+  clock: Clock,
+  email: string,
+): Promise<{ id: string; email: string; password: string; mustChangePassword: true }> {
+  const account = await getAccountByEmail(store, email);
+  const password = generatePassword();
+  const passwordHash = await hashPassword(password);
+  const now = clock.now();
+  await store.db.transaction().execute(async (trx) => {
+    await setPassword(trx, account.id, passwordHash, true);
+    await endAllSessions(trx, account.id, now);
+    await revokeAllDevices(trx, account.id, now);
+    await clearAccountLocks(trx, account.id);
+    await clearThrottles(trx, [passwordThrottleKey(account.email)]);
+    await recordAudit(
+      trx,
+      { actor: 'operator', action: 'password.reset', target: account.id },
+      now,
+    );
+  });
+  return { id: account.id, email: account.email, password, mustChangePassword: true };
 }

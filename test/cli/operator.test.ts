@@ -1,11 +1,13 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { verifyPassword } from '../../src/accounts/passwords.ts';
 import { openStore } from '../../src/db/connect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { exitOf, runHadir, runHadirInProcess, startHadir } from '../helpers/cli.ts';
 import { createTestDatabaseUrl, ENGINES } from '../helpers/stores.ts';
+import { until } from '../helpers/until.ts';
 
 const DOCUMENT = {
   campaigns: [
@@ -247,17 +249,18 @@ describe('operator CLI errors', () => {
     const databaseUrl = await createTestDatabaseUrl('sqlite');
     const cases: Array<[string[], RegExp, number]> = [
       [['keys', 'frobnicate'], /unknown command 'keys frobnicate'/, 2],
-      [['keys', 'list', '--bogus'], /Unknown option '--bogus'/, 2],
+      [['keys', 'list', '--bogus'], /unknown option --bogus/, 2],
+      [['keys', 'create', '--account', 'a@example.com'], /give at least one --scope/, 1],
       [
-        ['keys', 'create', '--account', 'nobody@example.com', '--json'],
+        ['keys', 'create', '--account', 'nobody@example.com', '--scope', 'c=a', '--json'],
         /no account with e-mail nobody@example.com/,
         1,
       ],
       [['keys', 'revoke', 'no-such-key'], /no key with id no-such-key/, 1],
-      [['keys', 'rotate', 'x', '--overlap', 'soon'], /--overlap takes a duration like 30s/, 1],
+      [['keys', 'rotate', 'x', '--overlap', 'soon'], /--overlap takes a duration like 0, 30s/, 1],
       [
-        ['accounts', 'create', '--email', 'a@example.com', '--password', 'short'],
-        /12 to 72 characters/,
+        ['accounts', 'create', '--email', 'a@example.com', '--password', 'kopi-tubruk-pagi'],
+        /--password would leave the password in the process list.*--password-stdin/,
         1,
       ],
       [['import', '/no/such/file.json'], /cannot read \/no\/such\/file.json/, 1],
@@ -308,8 +311,115 @@ describe('operator CLI errors', () => {
     expect(JSON.parse(sealed.stdout)).toEqual({
       id: expect.any(String),
       expiresAt: expect.any(String),
+      campaigns: [{ campaignId: 'kawinan', fields: ['menu'] }],
       revealInPortal: true,
     });
+  });
+
+  it('takes a chosen password on standard input only, and checks its rules', async () => {
+    const databaseUrl = await createTestDatabaseUrl('sqlite');
+    const short = await runHadirInProcess(
+      ['accounts', 'create', '--email', 'e@example.com', '--password-stdin'],
+      { databaseUrl, input: 'short\n' },
+    );
+    expect(short.status).toBe(1);
+    expect(short.stderr).toMatch(/12 to 72 characters/);
+    const chosen = await runHadirInProcess(
+      ['accounts', 'create', '--email', 'e@example.com', '--password-stdin'],
+      { databaseUrl, input: 'kopi-tubruk-pagi-hari\n' },
+    );
+    expect(chosen.status).toBe(0);
+    expect(chosen.stdout).not.toContain('kopi-tubruk-pagi-hari');
+    const store = openStore(databaseUrl);
+    try {
+      const account = await store.db
+        .selectFrom('accounts')
+        .select('password_hash')
+        .where('email', '=', 'e@example.com')
+        .executeTakeFirstOrThrow();
+      expect(await verifyPassword(account.password_hash as string, 'kopi-tubruk-pagi-hari')).toBe(
+        true,
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('lists accounts, resets a password to a one-time one, shows a key, rotates with no overlap', async () => {
+    const databaseUrl = await createTestDatabaseUrl('sqlite');
+    const run = (...args: string[]) => runHadirInProcess(args, { databaseUrl });
+    await run('import', writeJson(DOCUMENT));
+    await run('accounts', 'create', '--email', 'f@example.com');
+    await run('accounts', 'create', '--email', 'g@example.com');
+    const created = await run(
+      'keys',
+      'create',
+      '--account',
+      'f@example.com',
+      '--scope',
+      'kawinan=menu',
+      '--json',
+    );
+    const keyId = JSON.parse(created.stdout).id as string;
+
+    const list = await run('accounts', 'list', '--json');
+    expect(JSON.parse(list.stdout).accounts).toMatchObject([
+      { email: 'f@example.com', status: 'active', liveKeys: 1, mustChangePassword: false },
+      { email: 'g@example.com', status: 'active', liveKeys: 0 },
+    ]);
+    expect((await run('accounts', 'list')).stdout).toContain(
+      'f@example.com  active  1 live key  created',
+    );
+
+    const reset = await run('accounts', 'reset-password', '--email', 'g@example.com', '--json');
+    expect(reset.status).toBe(0);
+    const { password } = JSON.parse(reset.stdout);
+    expect(password).toMatch(/^\S{12,}$/);
+    expect(JSON.parse((await run('accounts', 'list', '--json')).stdout).accounts[1]).toMatchObject({
+      email: 'g@example.com',
+      mustChangePassword: true,
+    });
+
+    const shown = await run('keys', 'show', keyId);
+    expect(shown.status).toBe(0);
+    expect(shown.stdout).toContain(`key ${keyId}`);
+    expect(shown.stdout).toContain('account: f@example.com');
+    expect(shown.stdout).toContain('reads: kawinan=menu');
+    expect(shown.stdout).toContain('last used never');
+    expect(shown.stdout).not.toMatch(/hadir_sk_/);
+    expect((await run('keys', 'show', 'nope')).stderr).toContain('no key with id nope');
+
+    const rotated = await run('keys', 'rotate', keyId, '--overlap', '0', '--json');
+    expect(rotated.status).toBe(0);
+    const old = JSON.parse((await run('keys', 'show', keyId, '--json')).stdout);
+    expect(old.status).toBe('expired');
+    expect(old.replacedById).toBe(JSON.parse(rotated.stdout).id);
+  });
+
+  it("checks a new key's fields against its campaigns and prints what it reads", async () => {
+    const databaseUrl = await createTestDatabaseUrl('sqlite');
+    await runHadirInProcess(['import', writeJson(DOCUMENT)], { databaseUrl });
+    await runHadirInProcess(['accounts', 'create', '--email', 'd@example.com'], { databaseUrl });
+    const create = (...extra: string[]) =>
+      runHadirInProcess(['keys', 'create', '--account', 'd@example.com', ...extra], {
+        databaseUrl,
+      });
+    const typo = await create('--scope', 'kawinan=menu,nmaa');
+    expect(typo.status).toBe(1);
+    expect(typo.stderr).toContain('campaign kawinan has no field nmaa (its fields: menu, nama)');
+    expect(typo.stderr).toContain('--allow-unknown-fields');
+    const created = await create('--scope', 'kawinan=menu,nama');
+    expect(created.status).toBe(0);
+    expect(created.stdout).toContain('reads: kawinan=menu,nama');
+    const later = await create('--scope', 'kawinan=menu,hadiah', '--allow-unknown-fields');
+    expect(later.status).toBe(0);
+    expect(later.stdout).toContain('reads: kawinan=menu,hadiah');
+    const keyId = /^key (\S+),/.exec(created.stdout)?.[1] as string;
+    const rescoped = await runHadirInProcess(['keys', 'scope', keyId, '--scope', 'kawinan=mnu'], {
+      databaseUrl,
+    });
+    expect(rescoped.status).toBe(1);
+    expect(rescoped.stderr).toContain('campaign kawinan has no field mnu');
   });
 
   it('runs the demo: prints a working key and curl lines, serves, and stops cleanly', async () => {
@@ -320,9 +430,11 @@ describe('operator CLI errors', () => {
       const key = output.match(/hadir_sk_[0-9a-f]{64}/)?.[0];
       const base = output.match(/Listening on (\S+)/)?.[1];
       expect(key).toBeDefined();
+      expect(output).toContain(`export HADIR_API_KEY=${key}`);
       expect(output).toContain(
-        `curl -s -H "Authorization: Bearer ${key}" ${base}/developer/v1/campaigns`,
+        `curl -s -H "Authorization: Bearer $HADIR_API_KEY" ${base}/developer/v1/campaigns`,
       );
+      expect(output.match(/hadir_sk_/g)).toHaveLength(1);
       const response = await fetch(
         `${base}/developer/v1/campaigns/pernikahan-rina-bayu/respondents?limit=5`,
         {
@@ -342,6 +454,25 @@ describe('operator CLI errors', () => {
         headers: { authorization: `Bearer ${key}` },
       });
       expect(outside.status).toBe(403);
+      expect(output).toContain(`Portal, in a browser: ${base}/developer/portal`);
+
+      // A second demo on the busy port says so and leaves the running one and its data alone.
+      const port = new URL(base as string).port;
+      const second = await runHadir(['demo', '--port', port], { databaseUrl: 'unused', cwd });
+      expect(second.status).not.toBe(0);
+      expect(second.stderr).toContain(`port ${port} on 127.0.0.1 is in use`);
+      expect(second.stderr).toContain('--port');
+      expect(existsSync(join(cwd, 'data/demo.sqlite'))).toBe(true);
+      const still = await fetch(`${base}/developer/v1/campaigns`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(still.status).toBe(200);
+      // One readable line per request, not JSON.
+      await until(
+        () => demo.output().includes('GET /developer/v1/campaigns → 200'),
+        'a readable access line',
+      );
+      expect(demo.output()).not.toMatch(/^\{"level"/m);
     } finally {
       demo.child.kill('SIGINT');
       expect(await exitOf(demo.child)).toBe(0);

@@ -124,7 +124,7 @@ export function exitOf(child: ChildProcess): Promise<number | null> {
  */
 export async function runHadirInProcess(
   args: string[],
-  options: { databaseUrl: string },
+  options: { databaseUrl: string; input?: string },
 ): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
@@ -136,6 +136,7 @@ export async function runHadirInProcess(
     stderr: (text) => {
       stderr += text;
     },
+    stdin: () => options.input ?? '',
   });
   return { status, stdout, stderr };
 }

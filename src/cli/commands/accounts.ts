@@ -1,17 +1,40 @@
-import { createAccount, setAccountActive } from '../../accounts/accounts.service.ts';
+import { createAccount, listAccounts, setAccountActive } from '../../accounts/accounts.service.ts';
+import { resetPasswordByOperator } from '../../portal/password-reset.ts';
 import { unlockSignIn } from '../../portal/sign-in.ts';
-import { type Command, required, withStore } from '../command.ts';
+import { type Command, type Context, required, withStore } from '../command.ts';
+import { UsageError } from '../usage-error.ts';
+
+/**
+ * The password an operator chose, read from standard input with --password-stdin; undefined for
+ * a generated one. On the command line it would stand in the process list and the shell history.
+ */
+function passwordOption(context: Context): string | undefined {
+  if (context.values.password !== undefined) {
+    throw new UsageError(
+      '--password would leave the password in the process list and the shell history: pipe it with --password-stdin, or leave both out for a generated one',
+    );
+  }
+  if (context.values['password-stdin'] !== true) return undefined;
+  const password = context.io.stdin().replace(/\r?\n$/, '');
+  if (password === '') throw new UsageError('--password-stdin read an empty password');
+  return password;
+}
 
 export const ACCOUNT_COMMANDS: Record<string, Command> = {
   'accounts create': {
-    usage: 'accounts create --email E [--password P] [--must-change-password]',
+    summary:
+      'Creates a portal account; prints a generated password once unless --password is given.',
+    example: 'accounts create --email partner@example.com --must-change-password',
+    usage: 'accounts create --email E [--password-stdin] [--must-change-password]',
     options: {
       email: { type: 'string' },
+      // Accepted only to be refused with a reason (see passwordOption).
       password: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
       'must-change-password': { type: 'boolean' },
     },
     async run(context) {
-      const password = context.values.password;
+      const password = passwordOption(context);
       const account = await withStore(context, (store) =>
         createAccount(store, context.clock, {
           email: required(context, 'email'),
@@ -30,6 +53,8 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
     },
   },
   'accounts deactivate': {
+    summary: 'Deactivates an account: its keys and sessions are refused from now on.',
+    example: 'accounts deactivate --email partner@example.com',
     usage: 'accounts deactivate --email E',
     options: { email: { type: 'string' } },
     async run(context) {
@@ -43,6 +68,8 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
     },
   },
   'accounts reactivate': {
+    summary: 'Reactivates a deactivated account.',
+    example: 'accounts reactivate --email partner@example.com',
     usage: 'accounts reactivate --email E',
     options: { email: { type: 'string' } },
     async run(context) {
@@ -53,6 +80,8 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
     },
   },
   'accounts unlock': {
+    summary: "Lifts an account's sign-in lock and forgets its failed passwords.",
+    example: 'accounts unlock --email partner@example.com',
     usage: 'accounts unlock --email E',
     options: { email: { type: 'string' } },
     async run(context) {
@@ -60,6 +89,42 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
         unlockSignIn(store, context.clock, required(context, 'email')),
       );
       return { json: result, text: `unlocked ${result.email}` };
+    },
+  },
+  'accounts list': {
+    summary: 'Lists the accounts with their state and how many live keys each holds.',
+    example: 'accounts list',
+    usage: 'accounts list',
+    options: {},
+    async run(context) {
+      const accounts = await withStore(context, (store) => listAccounts(store, context.clock));
+      const text = accounts
+        .map(
+          (account) =>
+            `${account.email}  ${account.status}${account.mustChangePassword ? ' (must change password)' : ''}  ${account.liveKeys} live key${account.liveKeys === 1 ? '' : 's'}  created ${account.createdAt}`,
+        )
+        .join('\n');
+      return { json: { accounts }, text: text || 'no accounts' };
+    },
+  },
+  'accounts reset-password': {
+    summary:
+      'Sets a generated one-time password, to be changed at the next sign-in; ends every session and remembered device.',
+    example: 'accounts reset-password --email partner@example.com',
+    usage: 'accounts reset-password --email E',
+    options: { email: { type: 'string' } },
+    async run(context) {
+      const result = await withStore(context, (store) =>
+        resetPasswordByOperator(store, context.clock, required(context, 'email')),
+      );
+      return {
+        json: result,
+        text: [
+          `reset the password of ${result.email}; every session and remembered device has ended`,
+          `password: ${result.password}`,
+          'it is shown this once; the holder must change it at the next sign-in',
+        ].join('\n'),
+      };
     },
   },
 };

@@ -22,6 +22,8 @@ function readImportSource(source: string): unknown {
 
 export const IMPORT_COMMANDS: Record<string, Command> = {
   import: {
+    summary: 'Imports campaigns, respondents and deletions from a JSON document, all or nothing.',
+    example: 'import campaigns.json',
     usage: 'import FILE|-',
     options: {},
     async run(context) {

@@ -10,6 +10,8 @@ const serveOptions = {
 /** The commands that serve: the service itself, and the demo. */
 export const SERVING_COMMANDS: Record<string, Command> = {
   serve: {
+    summary: 'Serves the API, the portal and the reference until SIGTERM or SIGINT.',
+    example: 'serve --port 3000',
     usage: 'serve [--host 127.0.0.1] [--port 3000]',
     options: serveOptions,
     async run(context) {
@@ -39,11 +41,16 @@ export const SERVING_COMMANDS: Record<string, Command> = {
     },
   },
   demo: {
+    summary: 'Recreates ./data/demo.sqlite with demo data, issues a demo key, and serves it.',
+    example: 'demo --port 3000',
     usage: 'demo [--host 127.0.0.1] [--port 3000]',
     options: serveOptions,
     async run(context) {
       const { runDemo, describeDemo } = await import('../../demo/demo.ts');
-      const demo = await runDemo(serverConfig(context));
+      const config = serverConfig(context);
+      // A person watches the demo: readable lines unless JSON is asked for.
+      const logFormat = context.io.env.LOG_FORMAT === undefined ? 'text' : config.logFormat;
+      const demo = await runDemo({ ...config, logFormat });
       return { json: demo, text: describeDemo(demo) };
     },
   },
