@@ -13,6 +13,8 @@ export interface Config {
   /** Budget per client address for requests without a valid key. */
   readonly anonymousRateLimitPerMinute: number;
   readonly logLevel: string;
+  /** JSON lines for programs (the default), or one short line each for a person (the demo). */
+  readonly logFormat: 'json' | 'text';
   readonly production: boolean;
   /**
    * Whom to believe about the client address (X-Forwarded-For) behind a reverse proxy: `true`
@@ -98,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       1_000_000_000,
     ),
     logLevel,
+    logFormat: readLogFormat(env),
     production: env.NODE_ENV === 'production',
     trustProxy: readTrustProxy(env.TRUST_PROXY),
     ...(env.SMTP_URL ? { smtpUrl: env.SMTP_URL } : {}),
@@ -230,4 +233,12 @@ export function secretsFromConfig(config: Config) {
     ...(config.codeHmacSecret ? { codeHmacKey: config.codeHmacSecret } : {}),
     ...(config.keySealSecret ? { keySealKey: config.keySealSecret } : {}),
   };
+}
+
+function readLogFormat(env: NodeJS.ProcessEnv): 'json' | 'text' {
+  const format = env.LOG_FORMAT ?? 'json';
+  if (format !== 'json' && format !== 'text') {
+    throw new ConfigError(`LOG_FORMAT must be json or text, got '${format}'`);
+  }
+  return format;
 }

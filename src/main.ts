@@ -12,6 +12,7 @@ import { ConfigError } from './errors.ts';
 import { Metrics } from './http/metrics.ts';
 import { serveMetrics } from './http/metrics-server.ts';
 import { PrimaryWindowStore } from './http/rate-limit-stores.ts';
+import { readableDestination } from './log-lines.ts';
 import { createLoggers } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { ADDRESS_ATTEMPTS_PER_MINUTE } from './portal/lockout.ts';
@@ -35,7 +36,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
   // First: in production a start without HTTPS stops here, before anything is opened.
   const transport = transportOf(config);
   const tls = transport.kind === 'tls' ? readCertificate(transport) : undefined;
-  const { logger, accessLogger } = createLoggers(config.logLevel);
+  const { logger, accessLogger } =
+    config.logFormat === 'text'
+      ? createLoggers(
+          config.logLevel,
+          readableDestination((text) => process.stdout.write(text)),
+        )
+      : createLoggers(config.logLevel);
   const stopGuarding = keepServingThroughFaults(logger);
   // Both stop the start with a clear message in production when their settings are missing.
   const warn = (message: string) => logger.warn(message);

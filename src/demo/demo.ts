@@ -1,9 +1,11 @@
 import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { createAccount } from '../accounts/accounts.service.ts';
 import { systemClock } from '../clock.ts';
 import { type Config, secretsFromConfig } from '../config.ts';
 import { openStore } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { ConfigError } from '../errors.ts';
 import { importDocument } from '../import/import.service.ts';
 import { parseImportDocument } from '../import/import-document.ts';
 import { issueKey } from '../keys/keys.service.ts';
@@ -24,8 +26,30 @@ export interface DemoSession {
   account: { email: string; password: string };
 }
 
+/**
+ * Fails with a plain message when the demo's port is taken, before anything is touched: a demo
+ * already running there keeps its database.
+ */
+async function ensurePortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new ConfigError(
+              `port ${port} on ${host} is in use (a demo already running?): stop it, or choose another port with --port`,
+            )
+          : error,
+      );
+    });
+    probe.listen(port, host, () => probe.close(() => resolve()));
+  });
+}
+
 /** Recreates the demo database, issues a demo key, and serves until SIGTERM or SIGINT. */
 export async function runDemo(config: Config): Promise<DemoSession> {
+  await ensurePortFree(config.host, config.port);
   for (const suffix of ['', '-wal', '-shm'])
     rmSync(`${DEMO_DATABASE_PATH}${suffix}`, { force: true });
   const databaseUrl = `sqlite:${DEMO_DATABASE_PATH}`;
@@ -68,14 +92,15 @@ export async function runDemo(config: Config): Promise<DemoSession> {
 /** What a person needs to try the demo: the key, the account, and curl lines to paste. */
 export function describeDemo(demo: DemoSession): string {
   const base = `${demo.url}/developer/v1`;
-  const auth = `-H "Authorization: Bearer ${demo.key.key}"`;
+  // The key goes in a variable once, never on a command line of its own (shell history, ps).
+  const auth = '-H "Authorization: Bearer $HADIR_API_KEY"';
   return [
     '',
-    `Hadir demo: ${demo.campaigns} campaigns, ${demo.respondents} respondents in ${DEMO_DATABASE_PATH}`,
+    `Hadir demo: ${demo.campaigns} campaigns, ${demo.respondents} respondents in ${DEMO_DATABASE_PATH} (recreated on every start)`,
     `Listening on ${demo.url}`,
     '',
-    `Demo API key (shown once; valid until ${demo.key.expiresAt}):`,
-    `  ${demo.key.key}`,
+    `Demo API key (shown once; valid until ${demo.key.expiresAt}); in a second terminal:`,
+    `  export HADIR_API_KEY=${demo.key.key}`,
     '',
     `Portal, in a browser: ${demo.url}/developer/portal`,
     `  account ${demo.account.email}  password ${demo.account.password}`,
@@ -89,6 +114,7 @@ export function describeDemo(demo: DemoSession): string {
     `  curl -s ${auth} ${base}/campaigns/reuni-sma3-2006/summary      # 403: not in this key's scope`,
     '',
     `Operator CLI on this data: DATABASE_URL=${demo.database} ./bin/hadir keys list`,
+    'Below, one line per request (LOG_FORMAT=json for JSON lines).',
     'Stop with Ctrl+C.',
   ].join('\n');
 }
