@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HadirClient } from '../../packages/client/src/index.ts';
-import { exportRows, Mirror, runSync, type SyncOptions } from '../../packages/sync/src/index.ts';
+import {
+  exportRows,
+  Mirror,
+  type MirrorRow,
+  runSync,
+  type SyncOptions,
+} from '../../packages/sync/src/index.ts';
 import { importDocument } from '../../src/import/import.service.ts';
 import { parseImportDocument } from '../../src/import/import-document.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -14,6 +20,17 @@ import { createTestDatabaseUrl, ENGINES } from '../helpers/stores.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 1, 0, minute)).toISOString();
+
+/** Every row an async source yields, in order. */
+async function all<T>(rows: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const row of rows) out.push(row);
+  return out;
+}
+
+async function* fromArray<T>(rows: T[]): AsyncGenerator<T> {
+  yield* rows;
+}
 
 describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
   let t: TestApp;
@@ -77,8 +94,8 @@ describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
     const mirror = await Mirror.open(await mirrorUrl());
     try {
       const first = await runSync(options(), { mirror });
-      expect(first[0]).toMatchObject({ mode: 'incremental', since: null, rows: 45, pages: 5 });
-      expect(await mirror.rows()).toEqual(await serverRows());
+      expect(first[0]).toMatchObject({ mode: 'first', since: null, rows: 45, pages: 5 });
+      expect(await all(mirror.rows())).toEqual(await serverRows());
 
       await importRespondents(t.store, t.clock, 'pesta', [
         { id: 'p000', submittedAt: at(40), answers: { menu: 'Rendang' } },
@@ -88,7 +105,7 @@ describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
       ]);
       const second = await runSync(options(), { mirror });
       expect(second[0]?.since).toBe(new Date(Date.parse(at(14)) - 5 * 60_000).toISOString());
-      expect(await mirror.rows()).toEqual(await serverRows());
+      expect(await all(mirror.rows())).toEqual(await serverRows());
       expect(second[0]?.watermark).toBe(new Date(Date.parse(at(41))).toISOString());
     } finally {
       await mirror.close();
@@ -110,7 +127,7 @@ describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
         return response;
       };
       await runSync(options(), { mirror, client: { fetch: busy } });
-      expect(await mirror.rows()).toEqual(await serverRows());
+      expect(await all(mirror.rows())).toEqual(await serverRows());
     } finally {
       await mirror.close();
     }
@@ -135,7 +152,7 @@ describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
       expect(await mirror.watermark('pesta')).toBeNull();
       await proxy.restore();
       await runSync(viaProxy, { mirror });
-      expect(await mirror.rows()).toEqual(await serverRows());
+      expect(await all(mirror.rows())).toEqual(await serverRows());
     } finally {
       await mirror.close();
       await proxy.close();
@@ -155,7 +172,7 @@ describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
         runSync(options(), { mirror, client: { fetch: dying, maxRetries: 0 } }),
       ).rejects.toThrow('ECONNRESET');
       expect(await mirror.watermark('pesta')).toBeNull();
-      expect((await mirror.rows()).length).toBe(20);
+      expect((await all(mirror.rows())).length).toBe(20);
 
       let calls = 0;
       const flaky: typeof fetch = async (input, init) => {
@@ -165,7 +182,7 @@ describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
         return fetch(input, init);
       };
       await runSync(options(), { mirror, client: { fetch: flaky, sleep: async () => {} } });
-      const rows = await mirror.rows();
+      const rows = await all(mirror.rows());
       expect(rows).toEqual(await serverRows());
       expect(new Set(rows.map((row) => row.id)).size).toBe(rows.length);
       expect(await mirror.watermark('pesta')).toBe(
@@ -192,10 +209,11 @@ describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
         parseImportDocument({ respondents: [{ id: victim, deleted: true }] }),
       );
       await runSync(options(), { mirror });
-      expect((await mirror.rows()).find((row) => row.id === victim)?.removedAt).toBeNull();
+      expect((await all(mirror.rows())).find((row) => row.id === victim)?.removedAt).toBeNull();
       const full = await runSync(options({ full: true }), { mirror });
       expect(full[0]).toMatchObject({ mode: 'full', removed: 1 });
-      const rows = await mirror.rows();
+      expect((await all(mirror.rows())).some((row) => row.id === victim)).toBe(false);
+      const rows = await all(mirror.rows([], { includeRemoved: true }));
       expect(rows.find((row) => row.id === victim)?.removedAt).toEqual(expect.any(String));
       expect(
         rows.filter((row) => row.removedAt === null).map(({ removedAt: _, ...row }) => row),
@@ -210,24 +228,25 @@ describe('hadir-sync export and command line', () => {
   it('exports an Excel-friendly CSV: BOM, CRLF, a column per field, multi-select joined, formulas defused', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'hadir-export-')), 'out.csv');
     await exportRows(
-      [
-        {
-          campaignId: 'c',
-          id: 'r1',
-          submittedAt: at(1),
-          attendanceStatus: 'YES',
-          fields: { menu: 'Sate, "pedas"', alergi: ['Kacang', 'Susu'] },
-          removedAt: null,
-        },
-        {
-          campaignId: 'c',
-          id: 'r2',
-          submittedAt: at(2),
-          attendanceStatus: 'NO',
-          fields: { catatan: '=HYPERLINK("x")' },
-          removedAt: null,
-        },
-      ],
+      () =>
+        fromArray<MirrorRow>([
+          {
+            campaignId: 'c',
+            id: 'r1',
+            submittedAt: at(1),
+            attendanceStatus: 'YES',
+            fields: { menu: 'Sate, "pedas"', alergi: ['Kacang', 'Susu'] },
+            removedAt: null,
+          },
+          {
+            campaignId: 'c',
+            id: 'r2',
+            submittedAt: at(2),
+            attendanceStatus: 'NO',
+            fields: { catatan: '=HYPERLINK("x")' },
+            removedAt: null,
+          },
+        ]),
       'csv',
       file,
     );
@@ -272,8 +291,8 @@ describe('hadir-sync export and command line', () => {
       );
       expect(result.stderr + result.stdout).not.toContain(key);
       expect(result.status).toBe(0);
-      expect(result.stdout).toContain('c: incremental sync, 1 rows in 1 pages');
-      expect(result.stdout).toContain(`exported 1 rows to ${folder}/out.csv`);
+      expect(result.stdout).toContain('c: first sync, 1 row in 1 page, watermark');
+      expect(result.stdout).toContain(`exported 1 row to ${folder}/out.csv`);
       expect(readFileSync(`${folder}/out.csv`, 'utf8')).toContain(`c,r1,${at(1)},YES,,Sate`);
       const missingKey = await runProgram(
         'packages/sync/bin/hadir-sync',

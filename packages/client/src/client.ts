@@ -40,6 +40,11 @@ export interface RespondentsOptions {
   since?: string;
   /** Rows per request, 1 to 200 (default 200: fewest requests). */
   limit?: number;
+  /**
+   * Continue after this `meta.nextCursor` of an earlier walk (with the same `since` and `limit`),
+   * e.g. to resume an interrupted sync from its checkpoint.
+   */
+  cursor?: string;
   signal?: AbortSignal;
 }
 
@@ -91,10 +96,13 @@ export class HadirClient {
     for (let pass = 1; pass <= MAX_PAGE_PASSES; pass++) {
       const seen = new Set<string>();
       let total = 0;
-      let cursor: string | null | undefined;
+      let cursor: string | null | undefined = pass === 1 ? options.cursor : undefined;
+      let body: RespondentsPage;
       for (let page = 1; ; page++) {
-        const query = cursor ? { ...base, cursor } : { ...base, page: String(page) };
-        const body = await this.#get<RespondentsPage>(path, query, options.signal);
+        const query: Record<string, string> = cursor
+          ? { ...base, cursor }
+          : { ...base, page: String(page) };
+        body = await this.#get<RespondentsPage>(path, query, options.signal);
         for (const row of body.data) seen.add(row.id);
         total = body.meta.total;
         yield body;

@@ -1,19 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { HadirApiError } from '@hadir/client';
-import { type ExportFormat, exportRows } from './export.js';
+import { campaignFile, type ExportFormat, exportRows } from './export.js';
 import { Mirror } from './mirror.js';
-import { runSync, type SyncProgress } from './sync.js';
+import { plural, progressReporter } from './progress.js';
+import { runSync, type SyncOptions } from './sync.js';
 
 const USAGE = `usage: hadir-sync --base-url URL [--api-key-env HADIR_API_KEY | --api-key-file PATH]
                   [--campaign ID ... | --all] --to sqlite:./mirror.sqlite|postgres://...
-                  [--full] [--look-back 5m] [--limit 200] [--export csv|jsonl FILE]
+                  [--full] [--restart] [--look-back 5m] [--limit 200]
+                  [--export csv|jsonl FILE [--include-removed] [--time-zone Asia/Jakarta]]
 
-Mirrors Hadir campaigns into a local database: rows are upserted by id, and each campaign's
-watermark moves only after its whole sync succeeded, so an interrupted run is just run again.
+Mirrors Hadir campaigns into a local database: rows are upserted by id, and each page is stored
+with a checkpoint, so a run that is interrupted continues where it stopped when run again
+(--restart starts the pass afresh). Each campaign's watermark moves only after a whole pass.
 --full walks everything and marks rows the server no longer serves as removed (never deletes).
---export writes the mirror to FILE (with or without syncing first). The key is read from the
-environment variable or the file, never from a flag, and never printed.`;
+--export writes the mirror to FILE (with or without syncing first), streaming: CSV writes one
+file per campaign when several are exported (FILE-CAMPAIGN.csv); removed rows only with
+--include-removed. The key is read from the environment variable or the file, never from a
+flag, and never printed.`;
 
 function parseDuration(text: string): number {
   const match = /^(\d+)([smhd])$/.exec(text);
@@ -36,27 +41,82 @@ function readKey(envName: string, file: string | undefined): string {
   return key;
 }
 
-function progressReporter(stream: NodeJS.WriteStream) {
-  const tty = stream.isTTY === true;
-  let lastLogged = 0;
-  return {
-    update(progress: SyncProgress) {
-      const line = `${progress.campaignId}: ${progress.rows.toLocaleString('en')}/${progress.total.toLocaleString('en')} rows · ${progress.pages} pages · ${progress.rateLimitWaits} rate-limit waits`;
-      if (tty) {
-        const share = progress.total === 0 ? 1 : Math.min(1, progress.rows / progress.total);
-        const filled = Math.round(share * 20);
-        const bar = `[${'█'.repeat(filled)}${'░'.repeat(20 - filled)}] ${String(Math.round(share * 100)).padStart(3)}%`;
-        stream.write(`\r\x1b[2K${bar} ${line}`);
-      } else if (progress.pages - lastLogged >= 10 || progress.pages === 1) {
-        lastLogged = progress.pages;
-        stream.write(`${line}\n`);
-      }
+const RESUME_HINT = 'run the same command again to continue where it stopped';
+
+/** A failure in words: what was asked of which address, why it failed, and what to do. */
+function explain(error: unknown, baseUrl: string | undefined): string {
+  if (error instanceof HadirApiError) {
+    const request = error.requestId ? ` (request id ${error.requestId})` : '';
+    const at = baseUrl ?? 'the service';
+    if (error.status === 401)
+      return `${at} refused the API key: ${error.message}${request}; check the key`;
+    if (error.status === 403 || error.status === 404)
+      return `${at}: ${error.message}${request}; check --campaign against the key's campaigns`;
+    if (error.status >= 500)
+      return `${at} answered ${error.message}${request} after retries; ${RESUME_HINT} later`;
+    return `${at}: ${error.message}${request}`;
+  }
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if (error instanceof TypeError && error.message === 'fetch failed') {
+    const why = cause?.code ?? cause?.message ?? 'network error';
+    return `cannot reach ${baseUrl} (${why}) after retries: check --base-url and that the service is running; ${RESUME_HINT}`;
+  }
+  return (error as Error).message;
+}
+
+async function syncCommand(mirror: Mirror, options: SyncOptions): Promise<void> {
+  const progress = progressReporter(process.stderr);
+  let current = '';
+  const results = await runSync(options, {
+    mirror,
+    onProgress: (update) => {
+      if (current && update.campaignId !== current) progress.done();
+      current = update.campaignId;
+      progress.update(update);
     },
-    done() {
-      if (tty) stream.write('\n');
-      lastLogged = 0;
+    client: {
+      onRateLimit: (event) => progress.waiting(event.retryAfterSeconds, 'rate limit'),
+      onRetry: (event) =>
+        progress.waiting(event.delayMs / 1000, `retry ${event.attempt} after ${event.reason}`),
     },
-  };
+  });
+  progress.done();
+  for (const result of results) {
+    const kind =
+      result.mode === 'first'
+        ? 'first sync'
+        : result.mode === 'full'
+          ? 'full sync'
+          : `incremental sync since ${result.since}`;
+    const resumed =
+      result.resumedFrom > 0 ? `, resumed after ${plural(result.resumedFrom, 'row')}` : '';
+    const removed =
+      result.mode === 'full' ? `, ${plural(result.removed, 'row')} marked removed` : '';
+    process.stdout.write(
+      `${result.campaignId}: ${kind}, ${plural(result.rows, 'row')} in ${plural(result.pages, 'page')}${resumed}${removed}, watermark ${result.watermark ?? 'none'}\n`,
+    );
+  }
+}
+
+async function exportCommand(
+  mirror: Mirror,
+  format: ExportFormat,
+  file: string,
+  options: { campaigns: string[]; includeRemoved: boolean; timeZone?: string },
+): Promise<void> {
+  const campaigns = options.campaigns.length > 0 ? options.campaigns : await mirror.campaignIds();
+  const read = (ids: string[]) => () =>
+    mirror.rows(ids, { includeRemoved: options.includeRemoved });
+  const exportOptions = options.timeZone ? { timeZone: options.timeZone } : {};
+  // A CSV has one set of columns: each campaign gets a file of its own when there are several.
+  const files =
+    format === 'csv' && campaigns.length > 1
+      ? campaigns.map((id) => ({ path: campaignFile(file, id), ids: [id] }))
+      : [{ path: file, ids: campaigns }];
+  for (const target of files) {
+    const count = await exportRows(read(target.ids), format, target.path, exportOptions);
+    process.stdout.write(`exported ${plural(count, 'row')} to ${target.path}\n`);
+  }
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -77,6 +137,9 @@ export async function main(argv: string[]): Promise<number> {
         'look-back': { type: 'string', default: '5m' },
         limit: { type: 'string', default: '200' },
         export: { type: 'string' },
+        restart: { type: 'boolean' },
+        'include-removed': { type: 'boolean' },
+        'time-zone': { type: 'string' },
         help: { type: 'boolean' },
       },
     }));
@@ -109,56 +172,34 @@ export async function main(argv: string[]): Promise<number> {
         const limit = Number(values.limit);
         if (!Number.isInteger(limit) || limit < 1 || limit > 200)
           throw new Error('--limit takes 1 to 200');
-        const progress = progressReporter(process.stderr);
-        let current = '';
-        const results = await runSync(
-          {
-            baseUrl,
-            apiKey: readKey(
-              values['api-key-env'] as string,
-              values['api-key-file'] as string | undefined,
-            ),
-            campaigns,
-            full: values.full === true,
-            lookBackMs: parseDuration(values['look-back'] as string),
-            limit,
-          },
-          {
-            mirror,
-            onProgress: (update) => {
-              if (current && update.campaignId !== current) progress.done();
-              current = update.campaignId;
-              progress.update(update);
-            },
-          },
-        );
-        progress.done();
-        for (const result of results) {
-          process.stdout.write(
-            `${result.campaignId}: ${result.mode} sync${result.since ? ` since ${result.since}` : ''}, ` +
-              `${result.rows} rows in ${result.pages} pages${result.mode === 'full' ? `, ${result.removed} marked removed` : ''}, ` +
-              `watermark ${result.watermark ?? 'none'}\n`,
-          );
-        }
+        await syncCommand(mirror, {
+          baseUrl,
+          apiKey: readKey(
+            values['api-key-env'] as string,
+            values['api-key-file'] as string | undefined,
+          ),
+          campaigns,
+          full: values.full === true,
+          restart: values.restart === true,
+          lookBackMs: parseDuration(values['look-back'] as string),
+          limit,
+        });
       }
       if (exportFormat !== undefined && exportFile) {
-        const count = await exportRows(
-          await mirror.rows(campaigns),
-          exportFormat as ExportFormat,
-          exportFile,
-        );
-        process.stdout.write(`exported ${count} rows to ${exportFile}\n`);
+        await exportCommand(mirror, exportFormat as ExportFormat, exportFile, {
+          campaigns,
+          includeRemoved: values['include-removed'] === true,
+          ...(typeof values['time-zone'] === 'string' ? { timeZone: values['time-zone'] } : {}),
+        });
       }
     } finally {
       await mirror.close();
     }
     return 0;
   } catch (error) {
-    const detail =
-      error instanceof HadirApiError
-        ? `${error.message}${error.requestId ? ` (request id ${error.requestId})` : ''}`
-        : (error as Error).message;
-    process.stderr.write(`hadir-sync: ${detail}\n`);
+    process.stderr.write(
+      `hadir-sync: ${explain(error, values['base-url'] as string | undefined)}\n`,
+    );
     return 1;
   }
 }

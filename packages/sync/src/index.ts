@@ -1,3 +1,3 @@
-export { type ExportFormat, exportRows } from './export.js';
-export { Mirror, type MirrorRow } from './mirror.js';
+export { campaignFile, type ExportFormat, exportRows, type RowSource } from './export.js';
+export { type Checkpoint, Mirror, type MirrorRow, type PassMode } from './mirror.js';
 export { type CampaignResult, runSync, type SyncOptions, type SyncProgress } from './sync.js';

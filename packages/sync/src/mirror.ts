@@ -4,34 +4,13 @@ import type { Campaign, Respondent, Summary } from '@hadir/client';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-
-interface MirrorTables {
-  mirror_campaigns: {
-    id: string;
-    slug: string;
-    title: string;
-    event_date: string | null;
-    location: string | null;
-    response_count: number;
-    summary: string | null;
-    synced_at: string;
-  };
-  mirror_respondents: {
-    id: string;
-    campaign_id: string;
-    submitted_at: string;
-    attendance_status: string;
-    fields: string;
-    /** Set by a full sync when the row is no longer served; rows are never deleted silently. */
-    removed_at: string | null;
-  };
-  mirror_state: {
-    campaign_id: string;
-    /** The largest submittedAt stored, advanced only after a whole sync of the campaign succeeded. */
-    watermark: string | null;
-    last_full_sync_at: string | null;
-  };
-}
+import {
+  isoOf,
+  jsonOf,
+  type MirrorEngine,
+  type MirrorTables,
+  prepareMirror,
+} from './mirror-schema.js';
 
 export interface MirrorRow {
   campaignId: string;
@@ -42,66 +21,57 @@ export interface MirrorRow {
   removedAt: string | null;
 }
 
-/** The local copy: campaigns, respondents upserted by id (R4), and a watermark per campaign. */
+/** What a pass is: the first ever, one after the watermark, or a full walk that marks removals. */
+export type PassMode = 'first' | 'incremental' | 'full';
+
+/**
+ * Where an unfinished pass stopped, saved with every page it stored: a rerun continues after
+ * `cursor` with the same `since`, instead of starting over.
+ */
+export interface Checkpoint {
+  mode: PassMode;
+  since: string | null;
+  /** The `meta.nextCursor` of the last page stored. */
+  cursor: string;
+  rows: number;
+  pages: number;
+  maxSubmittedAt: string | null;
+  /** Marks the rows a full pass has seen (see markRemovedExcept). */
+  passId: string;
+  startedAt: string;
+}
+
+/** The local copy: campaigns, respondents upserted by id (R4), a watermark and checkpoint each. */
 export class Mirror {
   readonly #db: Kysely<MirrorTables>;
+  readonly engine: MirrorEngine;
 
-  private constructor(db: Kysely<MirrorTables>) {
+  private constructor(db: Kysely<MirrorTables>, engine: MirrorEngine) {
     this.#db = db;
+    this.engine = engine;
   }
 
-  /** Opens `sqlite:PATH` or `postgres://…` and creates the mirror tables when missing. */
+  /** Opens `sqlite:PATH` or `postgres://…`, creating or upgrading the mirror tables. */
   static async open(url: string): Promise<Mirror> {
     let db: Kysely<MirrorTables>;
+    let engine: MirrorEngine;
     if (url.startsWith('sqlite:')) {
       const path = url.slice('sqlite:'.length);
       if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
       const database = new SqliteDatabase(path);
       database.pragma('journal_mode = WAL');
       db = new Kysely({ dialect: new SqliteDialect({ database }) });
+      engine = 'sqlite';
     } else if (/^postgres(ql)?:\/\//.test(url)) {
       db = new Kysely({
         dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) }),
       });
+      engine = 'postgres';
     } else {
       throw new Error(`--to must be sqlite:PATH or postgres://…, got '${url.split(':')[0]}:…'`);
     }
-    await db.schema
-      .createTable('mirror_campaigns')
-      .ifNotExists()
-      .addColumn('id', 'text', (c) => c.primaryKey())
-      .addColumn('slug', 'text', (c) => c.notNull())
-      .addColumn('title', 'text', (c) => c.notNull())
-      .addColumn('event_date', 'text')
-      .addColumn('location', 'text')
-      .addColumn('response_count', 'integer', (c) => c.notNull())
-      .addColumn('summary', 'text')
-      .addColumn('synced_at', 'text', (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createTable('mirror_respondents')
-      .ifNotExists()
-      .addColumn('id', 'text', (c) => c.primaryKey())
-      .addColumn('campaign_id', 'text', (c) => c.notNull())
-      .addColumn('submitted_at', 'text', (c) => c.notNull())
-      .addColumn('attendance_status', 'text', (c) => c.notNull())
-      .addColumn('fields', 'text', (c) => c.notNull())
-      .addColumn('removed_at', 'text')
-      .execute();
-    await db.schema
-      .createIndex('mirror_respondents_campaign')
-      .ifNotExists()
-      .on('mirror_respondents')
-      .columns(['campaign_id', 'submitted_at', 'id'])
-      .execute();
-    await db.schema
-      .createTable('mirror_state')
-      .ifNotExists()
-      .addColumn('campaign_id', 'text', (c) => c.primaryKey())
-      .addColumn('watermark', 'text')
-      .addColumn('last_full_sync_at', 'text')
-      .execute();
-    return new Mirror(db);
+    await prepareMirror(db, engine);
+    return new Mirror(db, engine);
   }
 
   async saveCampaign(campaign: Campaign, summary: Summary, now: string): Promise<void> {
@@ -121,32 +91,56 @@ export class Mirror {
       .execute();
   }
 
-  /** Upserts one page by id in one transaction; a row seen again is no longer marked removed. */
-  async upsertRespondents(campaignId: string, rows: Respondent[]): Promise<void> {
-    if (rows.length === 0) return;
+  /**
+   * Stores one page in one transaction: its rows upserted by id (a row seen again is no longer
+   * marked removed) and the checkpoint that says so, so a rerun neither misses nor repeats a page.
+   */
+  async storePage(
+    campaignId: string,
+    rows: Respondent[],
+    pass: { seenPass: string | null; checkpoint: Checkpoint | null },
+  ): Promise<void> {
+    const { seenPass, checkpoint } = pass;
     await this.#db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('mirror_respondents')
-        .values(
-          rows.map((row) => ({
-            id: row.id,
+      if (rows.length > 0) {
+        await trx
+          .insertInto('mirror_respondents')
+          .values(
+            rows.map((row) => ({
+              id: row.id,
+              campaign_id: campaignId,
+              submitted_at: row.submittedAt,
+              attendance_status: row.attendanceStatus,
+              fields: JSON.stringify(row.fields),
+              removed_at: null,
+              seen_pass: seenPass,
+            })),
+          )
+          .onConflict((oc) =>
+            oc.column('id').doUpdateSet((eb) => ({
+              campaign_id: eb.ref('excluded.campaign_id'),
+              submitted_at: eb.ref('excluded.submitted_at'),
+              attendance_status: eb.ref('excluded.attendance_status'),
+              fields: eb.ref('excluded.fields'),
+              removed_at: null,
+              seen_pass: eb.ref('excluded.seen_pass'),
+            })),
+          )
+          .execute();
+      }
+      if (checkpoint) {
+        const saved = JSON.stringify(checkpoint);
+        await trx
+          .insertInto('mirror_state')
+          .values({
             campaign_id: campaignId,
-            submitted_at: row.submittedAt,
-            attendance_status: row.attendanceStatus,
-            fields: JSON.stringify(row.fields),
-            removed_at: null,
-          })),
-        )
-        .onConflict((oc) =>
-          oc.column('id').doUpdateSet((eb) => ({
-            campaign_id: eb.ref('excluded.campaign_id'),
-            submitted_at: eb.ref('excluded.submitted_at'),
-            attendance_status: eb.ref('excluded.attendance_status'),
-            fields: eb.ref('excluded.fields'),
-            removed_at: null,
-          })),
-        )
-        .execute();
+            watermark: null,
+            last_full_sync_at: null,
+            checkpoint: saved,
+          })
+          .onConflict((oc) => oc.column('campaign_id').doUpdateSet({ checkpoint: saved }))
+          .execute();
+      }
     });
   }
 
@@ -156,10 +150,31 @@ export class Mirror {
       .select('watermark')
       .where('campaign_id', '=', campaignId)
       .executeTakeFirst();
-    return row?.watermark ?? null;
+    return isoOf(row?.watermark ?? null);
   }
 
-  /** Records a whole, successful sync: the watermark moves forward only, never back. */
+  /** The unfinished pass of a campaign, if a run stopped part-way. */
+  async checkpoint(campaignId: string): Promise<Checkpoint | null> {
+    const row = await this.#db
+      .selectFrom('mirror_state')
+      .select('checkpoint')
+      .where('campaign_id', '=', campaignId)
+      .executeTakeFirst();
+    return row?.checkpoint ? jsonOf<Checkpoint>(row.checkpoint) : null;
+  }
+
+  async discardCheckpoint(campaignId: string): Promise<void> {
+    await this.#db
+      .updateTable('mirror_state')
+      .set({ checkpoint: null })
+      .where('campaign_id', '=', campaignId)
+      .execute();
+  }
+
+  /**
+   * Records a whole, successful pass: the watermark moves forward only, never back, and the
+   * checkpoint is cleared.
+   */
   async finishSync(
     campaignId: string,
     watermark: string | null,
@@ -171,7 +186,11 @@ export class Mirror {
         .filter((value): value is string => value !== null)
         .sort()
         .at(-1) ?? null;
-    const values = { watermark: next, ...(fullAt ? { last_full_sync_at: fullAt } : {}) };
+    const values = {
+      watermark: next,
+      checkpoint: null,
+      ...(fullAt ? { last_full_sync_at: fullAt } : {}),
+    };
     await this.#db
       .insertInto('mirror_state')
       .values({ campaign_id: campaignId, last_full_sync_at: null, ...values })
@@ -179,47 +198,73 @@ export class Mirror {
       .execute();
   }
 
-  /** After a full pass: marks the campaign's rows that were not served as removed. */
-  async markRemovedExcept(
-    campaignId: string,
-    seen: ReadonlySet<string>,
-    now: string,
-  ): Promise<number> {
-    const stored = await this.#db
-      .selectFrom('mirror_respondents')
-      .select('id')
+  /** After a full pass: marks the campaign's rows that pass did not see as removed. */
+  async markRemovedExcept(campaignId: string, passId: string, now: string): Promise<number> {
+    const result = await this.#db
+      .updateTable('mirror_respondents')
+      .set({ removed_at: now })
       .where('campaign_id', '=', campaignId)
       .where('removed_at', 'is', null)
-      .execute();
-    const gone = stored.map((row) => row.id).filter((id) => !seen.has(id));
-    for (let i = 0; i < gone.length; i += 500) {
-      await this.#db
-        .updateTable('mirror_respondents')
-        .set({ removed_at: now })
-        .where('id', 'in', gone.slice(i, i + 500))
-        .execute();
-    }
-    return gone.length;
+      .where((eb) => eb.or([eb('seen_pass', 'is', null), eb('seen_pass', '!=', passId)]))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 
-  async rows(campaignIds?: string[]): Promise<MirrorRow[]> {
-    let query = this.#db
-      .selectFrom('mirror_respondents')
-      .selectAll()
-      .orderBy('campaign_id')
-      .orderBy('submitted_at')
-      .orderBy('id');
-    if (campaignIds && campaignIds.length > 0)
-      query = query.where('campaign_id', 'in', campaignIds);
-    const rows = await query.execute();
-    return rows.map((row) => ({
-      campaignId: row.campaign_id,
-      id: row.id,
-      submittedAt: row.submitted_at,
-      attendanceStatus: row.attendance_status,
-      fields: JSON.parse(row.fields),
-      removedAt: row.removed_at,
-    }));
+  /** The ids of the mirrored campaigns. */
+  async campaignIds(): Promise<string[]> {
+    const rows = await this.#db.selectFrom('mirror_campaigns').select('id').orderBy('id').execute();
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * The mirrored rows of the given campaigns (all when none), in campaign, submittedAt and id
+   * order, read in batches so that memory stays flat whatever the mirror holds.
+   */
+  async *rows(
+    campaignIds: string[] = [],
+    options: { includeRemoved?: boolean; batch?: number } = {},
+  ): AsyncGenerator<MirrorRow> {
+    const batch = options.batch ?? 1000;
+    let after: { campaignId: string; submittedAt: string; id: string } | undefined;
+    for (;;) {
+      let query = this.#db
+        .selectFrom('mirror_respondents')
+        .selectAll()
+        .orderBy('campaign_id')
+        .orderBy('submitted_at')
+        .orderBy('id')
+        .limit(batch);
+      if (campaignIds.length > 0) query = query.where('campaign_id', 'in', campaignIds);
+      if (!options.includeRemoved) query = query.where('removed_at', 'is', null);
+      if (after) {
+        const { campaignId, submittedAt, id } = after;
+        query = query.where((eb) =>
+          eb.or([
+            eb('campaign_id', '>', campaignId),
+            eb.and([eb('campaign_id', '=', campaignId), eb('submitted_at', '>', submittedAt)]),
+            eb.and([
+              eb('campaign_id', '=', campaignId),
+              eb('submitted_at', '=', submittedAt),
+              eb('id', '>', id),
+            ]),
+          ]),
+        );
+      }
+      const rows = await query.execute();
+      for (const row of rows) {
+        yield {
+          campaignId: row.campaign_id,
+          id: row.id,
+          submittedAt: isoOf(row.submitted_at),
+          attendanceStatus: row.attendance_status,
+          fields: jsonOf(row.fields),
+          removedAt: isoOf(row.removed_at),
+        };
+      }
+      const last = rows.at(-1);
+      if (!last || rows.length < batch) return;
+      after = { campaignId: last.campaign_id, submittedAt: isoOf(last.submitted_at), id: last.id };
+    }
   }
 
   async close(): Promise<void> {

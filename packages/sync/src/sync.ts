@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { HadirClient, type HadirClientOptions } from '@hadir/client';
-import type { Mirror } from './mirror.js';
+import type { Checkpoint, Mirror, PassMode } from './mirror.js';
 
 export interface SyncOptions {
   baseUrl: string;
@@ -11,25 +12,33 @@ export interface SyncOptions {
   /** How far before the watermark an incremental sync starts, for rows whose submittedAt ties or lags. */
   lookBackMs: number;
   limit: number;
+  /** Discard a checkpoint left by an interrupted run and start the pass afresh. */
+  restart?: boolean;
 }
 
 export interface SyncProgress {
   campaignId: string;
+  mode: PassMode;
   rows: number;
   pages: number;
   /** The matching rows the server reported on its latest page (grows as RSVPs arrive). */
   total: number;
   rateLimitWaits: number;
+  /** Set when the pass went on from a checkpoint of an earlier run. */
+  resumedAt?: number;
 }
 
 export interface CampaignResult {
   campaignId: string;
-  mode: 'full' | 'incremental';
+  mode: PassMode;
   since: string | null;
+  /** Rows stored by this pass, those of the run it resumed included. */
   rows: number;
   pages: number;
   removed: number;
   watermark: string | null;
+  /** Rows an earlier, interrupted run had already stored for this pass. */
+  resumedFrom: number;
 }
 
 export interface SyncDeps {
@@ -40,10 +49,47 @@ export interface SyncDeps {
   client?: Partial<HadirClientOptions>;
 }
 
+/** The pass a campaign needs now, or the one an interrupted run left to finish. */
+async function planPass(
+  campaignId: string,
+  options: SyncOptions,
+  mirror: Mirror,
+  now: Date,
+): Promise<Checkpoint | Omit<Checkpoint, 'cursor'>> {
+  const saved = await mirror.checkpoint(campaignId);
+  const mode: PassMode = options.full
+    ? 'full'
+    : (await mirror.watermark(campaignId)) === null
+      ? 'first'
+      : 'incremental';
+  // A checkpoint of another kind of pass (a full walk asked for now, say) is not continued.
+  if (
+    saved &&
+    !options.restart &&
+    (saved.mode === mode || (mode === 'incremental' && saved.mode === 'first'))
+  ) {
+    return saved;
+  }
+  if (saved) await mirror.discardCheckpoint(campaignId);
+  const watermark = mode === 'incremental' ? await mirror.watermark(campaignId) : null;
+  return {
+    mode,
+    since:
+      watermark === null
+        ? null
+        : new Date(Date.parse(watermark) - options.lookBackMs).toISOString(),
+    rows: 0,
+    pages: 0,
+    maxSubmittedAt: null,
+    passId: randomUUID(),
+    startedAt: now.toISOString(),
+  };
+}
+
 /**
- * Mirrors campaigns into the local store. Each page is upserted by id as it arrives (R4); the
- * watermark (max submittedAt stored) moves only after a campaign's whole walk succeeded, so an
- * interrupted run is simply run again: the upsert makes the repeat harmless.
+ * Mirrors campaigns into the local store. Each page is upserted by id (R4) together with a
+ * checkpoint, so a rerun after an interruption continues after the last page stored; the
+ * watermark (max submittedAt stored) moves only once a campaign's whole pass succeeded.
  */
 export async function runSync(options: SyncOptions, deps: SyncDeps): Promise<CampaignResult[]> {
   const now = deps.now ?? (() => new Date());
@@ -64,53 +110,65 @@ export async function runSync(options: SyncOptions, deps: SyncDeps): Promise<Cam
 
   for (const campaignId of wanted) {
     const campaign = readable.find((candidate) => candidate.id === campaignId);
-    if (!campaign) throw new Error(`campaign ${campaignId} is not readable with this key`);
+    if (!campaign) {
+      throw new Error(
+        `campaign ${campaignId} is not readable with this key (it reads: ${readable.map((c) => c.id).join(', ') || 'none'})`,
+      );
+    }
     const summary = await client.summary(campaignId);
     await deps.mirror.saveCampaign(campaign, summary, now().toISOString());
 
-    const watermark = options.full ? null : await deps.mirror.watermark(campaignId);
-    const since =
-      watermark === null
-        ? null
-        : new Date(Date.parse(watermark) - options.lookBackMs).toISOString();
-    const seen = new Set<string>();
-    let maxSubmittedAt: string | null = null;
-    let pages = 0;
+    const pass = await planPass(campaignId, options, deps.mirror, now());
+    const resumedFrom = pass.rows;
+    let { rows, pages, maxSubmittedAt } = pass;
     for await (const page of client.respondentPages(campaignId, {
       limit: options.limit,
-      ...(since ? { since } : {}),
+      ...(pass.since ? { since: pass.since } : {}),
+      ...('cursor' in pass ? { cursor: pass.cursor } : {}),
     })) {
-      await deps.mirror.upsertRespondents(campaignId, page.data);
+      rows += page.data.length;
+      pages += 1;
       for (const row of page.data) {
-        seen.add(row.id);
         if (maxSubmittedAt === null || row.submittedAt > maxSubmittedAt)
           maxSubmittedAt = row.submittedAt;
       }
-      pages += 1;
+      // Without a cursor to continue after, a page is stored without a checkpoint.
+      const checkpoint: Checkpoint | null =
+        typeof page.meta.nextCursor === 'string'
+          ? { ...pass, cursor: page.meta.nextCursor, rows, pages, maxSubmittedAt }
+          : null;
+      await deps.mirror.storePage(campaignId, page.data, {
+        seenPass: pass.mode === 'full' ? pass.passId : null,
+        checkpoint,
+      });
       deps.onProgress?.({
         campaignId,
-        rows: seen.size,
+        mode: pass.mode,
+        rows,
         pages,
         total: page.meta.total,
         rateLimitWaits: waits,
+        ...(resumedFrom > 0 ? { resumedAt: resumedFrom } : {}),
       });
     }
-    const removed = options.full
-      ? await deps.mirror.markRemovedExcept(campaignId, seen, now().toISOString())
-      : 0;
+    const removed =
+      pass.mode === 'full'
+        ? await deps.mirror.markRemovedExcept(campaignId, pass.passId, now().toISOString())
+        : 0;
     await deps.mirror.finishSync(
       campaignId,
       maxSubmittedAt,
-      options.full ? now().toISOString() : null,
+      pass.mode === 'full' ? now().toISOString() : null,
     );
     results.push({
       campaignId,
-      mode: options.full ? 'full' : 'incremental',
-      since,
-      rows: seen.size,
+      mode: pass.mode,
+      since: pass.since,
+      rows,
       pages,
       removed,
       watermark: await deps.mirror.watermark(campaignId),
+      resumedFrom,
     });
   }
   return results;
