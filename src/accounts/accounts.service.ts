@@ -119,6 +119,15 @@ export interface AccountListing {
   liveKeys: number;
 }
 
+const LISTED_COLUMNS = [
+  'a.id',
+  'a.email',
+  'a.created_at',
+  'a.deactivated_at',
+  'a.locked_at',
+  'a.must_change_password',
+] as const;
+
 /** Every account, oldest first, with its state and how many live keys it holds. */
 export async function listAccounts(store: Store, clock: Clock): Promise<AccountListing[]> {
   const now = clock.now();
@@ -130,23 +139,8 @@ export async function listAccounts(store: Store, clock: Clock): Promise<AccountL
         .on('k.expires_at', '>', now)
         .on((eb) => eb.or([eb('k.revoked_at', 'is', null), eb('k.revoked_at', '>', now)])),
     )
-    .select((eb) => [
-      'a.id',
-      'a.email',
-      'a.created_at',
-      'a.deactivated_at',
-      'a.locked_at',
-      'a.must_change_password',
-      eb.fn.count<number>('k.id').as('live_keys'),
-    ])
-    .groupBy([
-      'a.id',
-      'a.email',
-      'a.created_at',
-      'a.deactivated_at',
-      'a.locked_at',
-      'a.must_change_password',
-    ])
+    .select((eb) => [...LISTED_COLUMNS, eb.fn.count<number>('k.id').as('live_keys')])
+    .groupBy([...LISTED_COLUMNS])
     .orderBy('a.created_at')
     .orderBy('a.email')
     .execute();
