@@ -116,7 +116,7 @@ function shownOnce(context: PageContext, key: string): SafeHtml {
   return html`${notice('status', html`<strong>${t.keys.once}</strong>`)}
 <div class="secret">
 <label for="revealed-key" class="secret-label">${t.keys.keyLabel}</label>
-<input id="revealed-key" class="secret-value" type="text" readonly value="${key}" autocomplete="off" spellcheck="false">
+<textarea id="revealed-key" class="secret-value" rows="3" readonly autocomplete="off" spellcheck="false">${key}</textarea>
 <button type="button" class="secondary copy" data-copy="revealed-key" data-copied="${t.keys.copied}" hidden>${t.keys.copy}</button>
 </div>`;
 }
