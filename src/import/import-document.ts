@@ -37,6 +37,8 @@ export type RespondentEntry =
       attendanceStatus: AttendanceStatus;
       /** Answers as served: blanks dropped, numbers and booleans as strings (JSON text). */
       answers: string;
+      /** Its index in the document's respondents, for problem reports. */
+      position: number;
     }
   | { kind: 'delete'; id: string };
 
@@ -332,6 +334,7 @@ function parseRespondent(
     submittedAt,
     attendanceStatus: status as AttendanceStatus,
     answers: parseAnswers(problems, where, record.answers, dropped),
+    position: index,
   };
 }
 
@@ -364,24 +367,37 @@ function parseList<T extends { id: string }>(
 }
 
 /**
- * Checks a whole import document and returns it in stored form, or throws a `DomainError` that
- * names every bad record (by position and id), up to twenty of them.
+ * Checks a whole import document: the valid records in stored form, and a line for every bad one
+ * (by position and id). The checks against the database come later (see importDocument), so that
+ * one pass reports every problem at once.
  */
-export function parseImportDocument(raw: unknown): ImportDocument {
+export function checkImportDocument(raw: unknown): {
+  document: ImportDocument;
+  problems: string[];
+} {
   const problems = new Problems();
+  const dropped: DroppedValues = { ipAddress: 0, token: 0, guestToken: 0 };
   if (!isObject(raw)) {
     problems.add('document', 'must be a JSON object with "campaigns" and "respondents" arrays');
-    problems.throwIfAny();
+    return { document: { campaigns: [], respondents: [], dropped }, problems: problems.list };
   }
   const document = raw as Json;
   checkKeys(problems, 'document', document, ['campaigns', 'respondents']);
-  const dropped: DroppedValues = { ipAddress: 0, token: 0, guestToken: 0 };
   const campaigns = parseList(problems, document, 'campaigns', parseCampaign);
   const respondents = parseList(problems, document, 'respondents', (list, record, index) =>
     parseRespondent(list, record, index, dropped),
   );
-  problems.throwIfAny();
-  return { campaigns, respondents, dropped };
+  return { document: { campaigns, respondents, dropped }, problems: problems.list };
+}
+
+/**
+ * Checks a whole import document and returns it in stored form, or throws a `DomainError` that
+ * names every bad record (by position and id), up to twenty of them.
+ */
+export function parseImportDocument(raw: unknown): ImportDocument {
+  const { document, problems } = checkImportDocument(raw);
+  if (problems.length > 0) rejectImport(problems);
+  return document;
 }
 
 /** Throws the same kind of report for problems found against the database. */

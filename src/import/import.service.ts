@@ -21,12 +21,15 @@ export interface ImportCounts {
 
 /**
  * Writes a checked document in one transaction: campaigns first, then respondents. A respondent
- * whose campaign is neither in the document nor live in the store rejects the whole import.
+ * whose campaign is neither in the document nor live in the store rejects the whole import, and
+ * so do `earlierProblems` (the document's own, see checkImportDocument): reported together, with
+ * nothing written.
  */
 export async function importDocument(
   store: Store,
   clock: Clock,
   document: ImportDocument,
+  earlierProblems: readonly string[] = [],
 ): Promise<ImportCounts> {
   const now = clock.now();
   return store.db.transaction().execute(async (trx) => {
@@ -44,16 +47,17 @@ export async function importDocument(
       (id) => !upsertedCampaigns.has(id),
     );
     const live = await findLiveCampaignIds(trx, referenced);
-    const problems: string[] = [];
-    document.respondents.forEach((entry, index) => {
-      if (entry.kind !== 'upsert') return;
+    const problems: string[] = [...earlierProblems];
+    for (const entry of respondents) {
+      // A missing campaignId is already reported with the record's other problems.
+      if (entry.campaignId === '') continue;
       const known = upsertedCampaigns.has(entry.campaignId) || live.has(entry.campaignId);
       if (!known || deletedCampaigns.has(entry.campaignId)) {
         problems.push(
-          `respondents[${index}] (id ${entry.id}): campaign ${entry.campaignId} does not exist`,
+          `respondents[${entry.position}] (id ${entry.id}): campaign ${entry.campaignId} does not exist`,
         );
       }
-    });
+    }
     if (problems.length > 0) rejectImport(problems);
 
     let deletedCampaignCount = 0;

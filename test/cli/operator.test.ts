@@ -92,7 +92,9 @@ describe.each(ENGINES)('operator CLI on %s', (engine) => {
         '--account',
         'mitra@example.com',
         '--scope',
+        // token is never served, allow-listed or not; it is not a field of the campaign either.
         'kawinan=menu,token',
+        '--allow-unknown-fields',
         '--expires-in',
         '30d',
         '--json',
@@ -101,7 +103,8 @@ describe.each(ENGINES)('operator CLI on %s', (engine) => {
     );
     expect(keyOutput.status).toBe(0);
     const key = JSON.parse(keyOutput.stdout);
-    expect(Object.keys(key).sort()).toEqual(['expiresAt', 'id', 'key']);
+    expect(Object.keys(key).sort()).toEqual(['campaigns', 'expiresAt', 'id', 'key']);
+    expect(key.campaigns).toEqual([{ campaignId: 'kawinan', fields: ['menu', 'token'] }]);
     expect(key.key).toMatch(/^hadir_sk_[0-9a-f]{64}$/);
     const days = (Date.parse(key.expiresAt) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(29.9);
@@ -212,6 +215,8 @@ describe.each(ENGINES)('operator CLI on %s', (engine) => {
     );
     expect(result.stderr).toContain("respondents[4] (id k5): answer 'menu'");
     expect(result.stderr).toContain("respondents[5]: 'id' is required: 1 to 128 characters");
+    // In the same pass: a campaign neither in the document nor in the database.
+    expect(result.stderr).toContain('respondents[6] (id k7): campaign nowhere does not exist');
     expect(await countRows(databaseUrl)).toEqual({ campaigns: 0, respondents: 0 });
 
     const unknown = await runHadir(['import', '-'], {
@@ -424,7 +429,11 @@ describe('operator CLI errors', () => {
 
   it('runs the demo: prints a working key and curl lines, serves, and stops cleanly', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'hadir-demo-'));
-    const demo = await startHadir(['demo', '--port', '0'], { cwd, ready: /Stop with Ctrl\+C/ });
+    const demo = await startHadir(['demo', '--port', '0'], {
+      cwd,
+      ready: /Stop with Ctrl\+C/,
+      env: { LOG_LEVEL: 'info' },
+    });
     try {
       const output = demo.output();
       const key = output.match(/hadir_sk_[0-9a-f]{64}/)?.[0];

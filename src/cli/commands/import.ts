@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { importDocument } from '../../import/import.service.ts';
-import { parseImportDocument } from '../../import/import-document.ts';
+import { checkImportDocument } from '../../import/import-document.ts';
 import { type Command, onePositional, withStore } from '../command.ts';
 import { UsageError } from '../usage-error.ts';
 
@@ -28,9 +28,10 @@ export const IMPORT_COMMANDS: Record<string, Command> = {
     options: {},
     async run(context) {
       const source = onePositional(context, 'FILE (or - for standard input)');
-      const document = parseImportDocument(readImportSource(source));
+      // The document's own problems and those against the database are reported together.
+      const { document, problems } = checkImportDocument(readImportSource(source));
       const counts = await withStore(context, (store) =>
-        importDocument(store, context.clock, document),
+        importDocument(store, context.clock, document, problems),
       );
       const { ipAddress, token, guestToken } = counts.dropped;
       const dropped =
