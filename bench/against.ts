@@ -1,7 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Engine } from '../src/db/connect.ts';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import { type Engine, openStore } from '../src/db/connect.ts';
+import { migrateBackTo } from '../src/db/migrate.ts';
 import { type CaseName, PAGE_ONE_PATH, type PairedRun, serverEnv } from './cases.ts';
 import { inTurn, load, type Pair } from './load.ts';
 import { type ServerProcess, startHadir } from './processes.ts';
@@ -43,6 +46,61 @@ export function prepareCheckout(
   return { folder, commit };
 }
 
+/**
+ * A copy of the bench's database for the other revision, taken back to the last migration that
+ * revision knows: a migrator refuses a database migrated past what it knows.
+ */
+export async function prepareOtherDatabase(
+  engine: Engine,
+  databaseUrl: string,
+  other: { folder: string; commit: string },
+  log: (line: string) => void,
+): Promise<string> {
+  const names = [
+    ...readFileSync(join(other.folder, 'src/db/migrate.ts'), 'utf8').matchAll(
+      /'(\d{4}-[a-z0-9-]+)':/g,
+    ),
+  ].map((match) => match[1] as string);
+  const lastKnown = names.at(-1);
+  if (!lastKnown) throw new Error(`no migrations found in ${other.commit.slice(0, 12)}`);
+  let copyUrl: string;
+  if (engine === 'sqlite') {
+    const path = databaseUrl.slice('sqlite:'.length);
+    const copy = `${path}.against-${other.commit.slice(0, 12)}`;
+    log(`  sqlite: copying the database for ${other.commit.slice(0, 12)}`);
+    // SQLite's online backup: a consistent copy, whatever the write-ahead log still holds.
+    const source = new SqliteDatabase(path, { readonly: true });
+    try {
+      await source.backup(copy);
+    } finally {
+      source.close();
+    }
+    copyUrl = `sqlite:${copy}`;
+  } else {
+    const url = new URL(databaseUrl);
+    const name = `hadir_bench_${other.commit.slice(0, 12)}`;
+    const admin = new pg.Client({
+      connectionString: Object.assign(new URL(url), { pathname: '/postgres' }).toString(),
+    });
+    await admin.connect();
+    try {
+      log(`  postgres: copying the database for ${other.commit.slice(0, 12)}`);
+      await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${url.pathname.slice(1)}`);
+    } finally {
+      await admin.end();
+    }
+    copyUrl = Object.assign(new URL(url), { pathname: `/${name}` }).toString();
+  }
+  const store = openStore(copyUrl);
+  try {
+    await migrateBackTo(store, lastKnown);
+  } finally {
+    await store.close();
+  }
+  return copyUrl;
+}
+
 export interface ComparisonRow {
   engine: Engine;
   case: CaseName;
@@ -55,17 +113,19 @@ export const MAX_LOSS = 0.1;
 
 /** Every case on this revision and the other, their servers loaded in turn. */
 export async function runComparison(
-  options: PairedRun & { otherFolder: string },
+  options: PairedRun & { otherFolder: string; otherDatabaseUrl: string },
 ): Promise<ComparisonRow[]> {
   const { engine, databaseUrl, headers, log } = options;
   const rows: ComparisonRow[] = [];
   for (const cached of [false, true]) {
-    const env = serverEnv(databaseUrl, cached);
     const servers: ServerProcess[] = [];
     try {
-      const other = await startHadir(env, options.otherFolder);
+      const other = await startHadir(
+        serverEnv(options.otherDatabaseUrl, cached),
+        options.otherFolder,
+      );
       servers.push(other);
-      const self = await startHadir(env);
+      const self = await startHadir(serverEnv(databaseUrl, cached));
       servers.push(self);
       for (const server of servers) {
         await load(

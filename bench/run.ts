@@ -14,7 +14,12 @@ import { type Engine, openStore } from '../src/db/connect.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
 import { type AblationRow, runAblation } from './ablation.ts';
-import { type ComparisonRow, prepareCheckout, runComparison } from './against.ts';
+import {
+  type ComparisonRow,
+  prepareCheckout,
+  prepareOtherDatabase,
+  runComparison,
+} from './against.ts';
 import { benchCases, clientHeaders, LIMIT, PAGE_ONE_PATH, serverEnv } from './cases.ts';
 import { type CpuSplit, measureCpuSplit } from './cpu-split.ts';
 import { CONNECTIONS, inTurn, type Load, load, type Pair } from './load.ts';
@@ -243,24 +248,33 @@ async function main(): Promise<void> {
       }
     }
     let comparison: { against: string; rows: ComparisonRow[] } | undefined;
-    if (other) {
-      log(`Against ${other.commit.slice(0, 12)}: every case, the two revisions loaded in turn`);
-      const rows: ComparisonRow[] = [];
-      for (const engine of engines) {
-        rows.push(
-          ...(await runComparison({
-            engine,
-            databaseUrl: urls[engine],
-            otherFolder: other.folder,
-            cases: benchCases(keys[engine]),
-            headers: clientHeaders(keys[engine]),
-            ...PAIRS,
-            log,
-          })),
-        );
+    let comparisonFailure: unknown;
+    // A comparison that fails (the other revision cannot start, say) must not lose the parts
+    // measured before it: they are written, and the run fails.
+    if (other)
+      try {
+        log(`Against ${other.commit.slice(0, 12)}: every case, the two revisions loaded in turn`);
+        const rows: ComparisonRow[] = [];
+        for (const engine of engines) {
+          const otherDatabaseUrl = await prepareOtherDatabase(engine, urls[engine], other, log);
+          rows.push(
+            ...(await runComparison({
+              engine,
+              databaseUrl: urls[engine],
+              otherDatabaseUrl,
+              otherFolder: other.folder,
+              cases: benchCases(keys[engine]),
+              headers: clientHeaders(keys[engine]),
+              ...PAIRS,
+              log,
+            })),
+          );
+        }
+        comparison = { against: other.commit, rows };
+      } catch (error) {
+        comparisonFailure = error;
+        log(`The comparison failed: ${(error as Error).message}`);
       }
-      comparison = { against: other.commit, rows };
-    }
 
     const report = evaluate({
       settings: {
@@ -284,7 +298,7 @@ async function main(): Promise<void> {
     log('');
     log(markdown);
     log(`Written to bench/results/${name}.json and bench/results/${name}.md`);
-    process.exitCode = report.allTargetsMet ? 0 : 1;
+    process.exitCode = report.allTargetsMet && comparisonFailure === undefined ? 0 : 1;
   } finally {
     await cluster.stop();
   }

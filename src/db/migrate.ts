@@ -21,6 +21,8 @@ import * as keyUsageDays from './migrations/0006-key-usage-days.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>;
+  /** Undoes `up`, where that is possible without losing data an earlier schema holds. */
+  down?(db: Kysely<unknown>, engine: Engine): Promise<void>;
 }
 
 /** Every migration, in order. One source for both engines; each receives the engine it runs on. */
@@ -37,8 +39,14 @@ function providerFor(engine: Engine): MigrationProvider {
   return {
     async getMigrations() {
       const bound: Record<string, Migration> = {};
-      for (const [name, migration] of Object.entries(MIGRATIONS)) {
-        bound[name] = { up: (db) => migration.up(db, engine) };
+      for (const [name, migration] of Object.entries(MIGRATIONS) as Array<
+        [string, EngineMigration]
+      >) {
+        const { down } = migration;
+        bound[name] = {
+          up: (db) => migration.up(db, engine),
+          ...(down ? { down: (db: Kysely<unknown>) => down(db, engine) } : {}),
+        };
       }
       return bound;
     },
@@ -68,6 +76,14 @@ export async function migrateDatabase(
 
 /** Brings the store's schema up to the named migration (tests of a later one's upgrade path). */
 export async function migrateUpTo(store: Store, name: MigrationName): Promise<void> {
+  await migrate(store, (migrator) => migrator.migrateTo(name));
+}
+
+/**
+ * Takes the store's schema back to the named migration, undoing the later ones (each must have a
+ * `down`): for running an older revision on a copy of the data (the bench's comparison).
+ */
+export async function migrateBackTo(store: Store, name: string): Promise<void> {
   await migrate(store, (migrator) => migrator.migrateTo(name));
 }
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/db/connect.ts';
-import { migrateToLatest, migrateUpTo } from '../../src/db/migrate.ts';
+import { migrateBackTo, migrateToLatest, migrateUpTo } from '../../src/db/migrate.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestKey, importRespondents, seedCampaign } from '../helpers/factories.ts';
 import { createEmptyPostgresUrl, createTestDatabaseUrl, ENGINES } from '../helpers/stores.ts';
@@ -104,6 +104,45 @@ describe.each(ENGINES)('upgrading the account lock to codes unredeemed (0004) on
       ]);
       expect(Object.keys(rows[0] ?? {})).not.toContain('failed_password_count');
       expect(Object.keys(rows[0] ?? {})).not.toContain('code_locked_until');
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe.each(ENGINES)('taking the usage days back out (0006 down) on %s', (engine) => {
+  it('drops only what 0006 added, and 0006 applies again', async () => {
+    const store = openStore(await createTestDatabaseUrl(engine));
+    try {
+      await migrateToLatest(store);
+      const clock = { now: () => Date.parse('2026-11-23T00:00:00Z') };
+      await seedCampaign(store, clock, {
+        id: 'c',
+        respondents: [{ id: 'r', submittedAt: '2026-11-01T00:00:00Z' }],
+      });
+      const { id } = await createTestKey(store, clock, [{ campaignId: 'c', fields: [] }]);
+      await store.db
+        .insertInto('key_usage_days')
+        .values({
+          key_id: id,
+          day: '2026-11-23',
+          answered: 1,
+          not_modified: 0,
+          rate_limited: 0,
+          errors: 0,
+          rows: 1,
+        })
+        .execute();
+
+      await migrateBackTo(store, '0005-drop-never-served');
+      const tables = (await store.db.introspection.getTables()).map((table) => table.name);
+      expect(tables).not.toContain('key_usage_days');
+      expect(tables).toContain('respondents');
+      const respondents = await store.db.selectFrom('respondents').select('id').execute();
+      expect(respondents).toEqual([{ id: 'r' }]);
+
+      await migrateToLatest(store);
+      expect(await store.db.selectFrom('key_usage_days').selectAll().execute()).toEqual([]);
     } finally {
       await store.close();
     }

@@ -18,3 +18,8 @@ export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
     .addPrimaryKeyConstraint('key_usage_days_pk', ['key_id', 'day'])
     .execute();
 }
+
+/** The usage chart's counts go; nothing an earlier schema holds is lost. */
+export async function down(db: Kysely<unknown>, _engine: Engine): Promise<void> {
+  await db.schema.dropTable('key_usage_days').execute();
+}
