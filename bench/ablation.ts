@@ -42,6 +42,7 @@ export const DEVICES: Device[] = [
     name: 'read-ahead',
     off: { SPEEDUPS_OFF: 'read-ahead' },
     cases: ['summary', 'summary, 1 connection', 'repeated page, 304', 'page 1'],
+    engines: ['postgres'],
   },
   {
     name: 'response cache',

@@ -200,13 +200,15 @@ function dataApi(
       !off.has('single-flight'),
     );
     const turnGate = createTurnGate();
+    const readAhead = !off.has('read-ahead') && readStore.engine === 'postgres';
     data.addHook('onRequest', async (request) => {
       // Requests read in one turn of the event loop check their keys and campaigns together, once
       // that turn's data is in: they share one look at SQLite's change stamp and one read per key
       // and campaign, and their answers go out back to back. Each read still starts after its
       // request arrived.
       if (!off.has('turn-batching')) await turnGate();
-      if (!off.has('read-ahead')) startReadAhead(campaigns, request);
+      // SQLite reads are synchronous: there is no round trip for a read-ahead to overlap.
+      if (readAhead) startReadAhead(campaigns, request);
       await authenticate(request);
     });
     let lastStoreWarning = Number.NEGATIVE_INFINITY;
@@ -233,8 +235,9 @@ function dataApi(
     });
     data.addHook('preValidation', strictQuery);
     const access = accessLog(deps.accessLogger ?? deps.logger);
-    data.addHook('onResponse', access.onResponse);
+    // One hook for both: the access line, and the key's use for its holder's usage chart.
     data.addHook('onResponse', async (request, reply) => {
+      await access.onResponse(request, reply);
       const verification = request.keyVerification;
       if (verification?.kind !== 'valid') return;
       // Rows served means respondents: the campaign list's row count is campaigns.

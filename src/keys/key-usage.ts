@@ -10,6 +10,7 @@ export const KEY_USE_FLUSH_INTERVAL_MS = 60_000;
 
 /** Indonesia keeps no daylight saving time: a Jakarta day is a UTC day shifted by 7 hours. */
 const JAKARTA_OFFSET_MS = 7 * 3_600_000;
+const DAY_MS = 24 * 3_600_000;
 
 /** The Asia/Jakarta calendar day (YYYY-MM-DD) of an instant: the day a holder sees. */
 export function jakartaDay(at: number): string {
@@ -46,8 +47,10 @@ export class KeyUsage {
   readonly #db: Kysely<Database>;
   /** Key id → the latest use not written yet. */
   #pending = new Map<string, number>();
-  /** Key id and day → that day's counts not written yet. */
-  #days = new Map<string, UsageDay>();
+  /** Day → key id → that day's counts not written yet. */
+  #days = new Map<string, Map<string, UsageDay>>();
+  /** The day of the latest count and where it ends, so most counts format no date. */
+  #day = { name: '', endsAt: Number.NEGATIVE_INFINITY, startsAt: Number.POSITIVE_INFINITY };
   readonly #timer: NodeJS.Timeout;
   readonly #warn: () => void;
   #lastError: unknown;
@@ -77,17 +80,29 @@ export class KeyUsage {
 
   /** A key's request was answered with `status` and `rows` respondents (cheap: a map entry). */
   count(keyId: string, at: number, status: number, rows: number): void {
-    const day = jakartaDay(at);
-    const id = `${keyId}\u0000${day}`;
-    let tally = this.#days.get(id);
+    const day = this.#dayOf(at);
+    let keys = this.#days.get(day);
+    if (!keys) {
+      keys = new Map();
+      this.#days.set(day, keys);
+    }
+    let tally = keys.get(keyId);
     if (!tally) {
       tally = emptyUsageDay(keyId, day);
-      this.#days.set(id, tally);
+      keys.set(keyId, tally);
     }
     const outcome = usageOutcome(status);
     tally[outcome] += 1;
     // A 304 names rows the client already holds: only a body serves them.
     if (outcome === 'answered') tally.rows += rows;
+  }
+
+  #dayOf(at: number): string {
+    if (at < this.#day.startsAt || at >= this.#day.endsAt) {
+      const startsAt = Math.floor((at + JAKARTA_OFFSET_MS) / DAY_MS) * DAY_MS - JAKARTA_OFFSET_MS;
+      this.#day = { name: jakartaDay(at), startsAt, endsAt: startsAt + DAY_MS };
+    }
+    return this.#day.name;
   }
 
   /** Writes the uses gathered so far; never throws. */
@@ -100,29 +115,36 @@ export class KeyUsage {
     try {
       await this.#db.transaction().execute(async (trx) => {
         await recordLastUses(trx, uses);
-        await addUsageDays(trx, [...days.values()]);
+        await addUsageDays(
+          trx,
+          [...days.values()].flatMap((keys) => [...keys.values()]),
+        );
       });
     } catch (error) {
       // Kept for the next flush: a later use of the same key wins, counts add up.
       for (const [keyId, at] of uses) this.note(keyId, at);
-      for (const [id, tally] of days) {
-        const later = this.#days.get(id);
-        if (later) {
-          for (const column of [
-            'answered',
-            'not_modified',
-            'rate_limited',
-            'errors',
-            'rows',
-          ] as const) {
-            later[column] += tally[column];
-          }
-        } else {
-          this.#days.set(id, tally);
-        }
+      for (const keys of days.values()) {
+        for (const tally of keys.values()) this.#keep(tally);
       }
       this.#lastError = error;
       this.#warn();
+    }
+  }
+
+  /** Adds an unwritten tally back to what is pending. */
+  #keep(tally: UsageDay): void {
+    let keys = this.#days.get(tally.day);
+    if (!keys) {
+      keys = new Map();
+      this.#days.set(tally.day, keys);
+    }
+    const later = keys.get(tally.keyId);
+    if (!later) {
+      keys.set(tally.keyId, tally);
+      return;
+    }
+    for (const column of ['answered', 'not_modified', 'rate_limited', 'errors', 'rows'] as const) {
+      later[column] += tally[column];
     }
   }
 

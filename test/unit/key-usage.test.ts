@@ -50,4 +50,27 @@ describe('KeyUsage', () => {
     await other.close();
     expect(await lastUsed()).toBe(3_000);
   });
+
+  it('counts each Jakarta day apart, across midnight there, and adds to a stored day', async () => {
+    const { logger } = logCapture();
+    const usage = new KeyUsage(store.db, logger, 3_600_000);
+    const beforeMidnight = Date.parse('2026-11-23T16:59:59Z');
+    usage.count(keyId, beforeMidnight, 200, 5);
+    usage.count(keyId, beforeMidnight + 1000, 304, 5);
+    usage.count(keyId, beforeMidnight - 86_400_000, 429, 0);
+    await usage.flush();
+    usage.count(keyId, beforeMidnight, 500, 0);
+    await usage.close();
+    const days = await store.db
+      .selectFrom('key_usage_days')
+      .select(['day', 'answered', 'not_modified', 'rate_limited', 'errors', 'rows'])
+      .where('key_id', '=', keyId)
+      .orderBy('day')
+      .execute();
+    expect(days.map((day) => ({ ...day, rows: Number(day.rows) }))).toEqual([
+      { day: '2026-11-22', answered: 0, not_modified: 0, rate_limited: 1, errors: 0, rows: 0 },
+      { day: '2026-11-23', answered: 1, not_modified: 0, rate_limited: 0, errors: 1, rows: 5 },
+      { day: '2026-11-24', answered: 0, not_modified: 1, rate_limited: 0, errors: 0, rows: 0 },
+    ]);
+  });
 });
