@@ -19,6 +19,7 @@ import {
   prepareCheckout,
   prepareOtherDatabase,
   runComparison,
+  sqliteCopy,
 } from './against.ts';
 import { benchCases, clientHeaders, LIMIT, PAGE_ONE_PATH, serverEnv } from './cases.ts';
 import { type CpuSplit, measureCpuSplit } from './cpu-split.ts';
@@ -257,10 +258,13 @@ async function main(): Promise<void> {
         const rows: ComparisonRow[] = [];
         for (const engine of engines) {
           const otherDatabaseUrl = await prepareOtherDatabase(engine, urls[engine], other, log);
+          // This revision on a copy made the same way as the other's (see sqliteCopy).
+          const selfUrl =
+            engine === 'sqlite' ? await sqliteCopy(urls[engine], 'self') : urls[engine];
           rows.push(
             ...(await runComparison({
               engine,
-              databaseUrl: urls[engine],
+              databaseUrl: selfUrl,
               otherDatabaseUrl,
               otherFolder: other.folder,
               cases: benchCases(keys[engine]),
