@@ -19,7 +19,8 @@ export function readableLine(json: string): string {
     return json;
   }
   if (line.msg === 'data access') {
-    const rows = typeof line.rows === 'number' && line.rows > 0 ? `  ${line.rows} rows` : '';
+    const count = typeof line.rows === 'number' ? line.rows : 0;
+    const rows = count > 0 ? `  ${count} ${count === 1 ? 'row' : 'rows'}` : '';
     const took = typeof line.durationMs === 'number' ? `  ${line.durationMs} ms` : '';
     const route = String(line.route ?? '');
     const path =
