@@ -104,7 +104,7 @@ const en = {
     errors: 'Errors',
     rows: 'Rows served',
     total: (requests: number, rows: number) =>
-      `${requests.toLocaleString('en')} requests and ${rows.toLocaleString('en')} rows in 30 days`,
+      `${requests.toLocaleString('en')} ${requests === 1 ? 'request' : 'requests'} and ${rows.toLocaleString('en')} ${rows === 1 ? 'row' : 'rows'} in 30 days`,
     asTable: 'Show as a table',
   },
   devices: {
