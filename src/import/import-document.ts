@@ -5,9 +5,9 @@ import {
   FIELD_TYPES,
   type FieldType,
 } from '../db/schema.ts';
-import { DomainError } from '../errors.ts';
 import { parseInstant } from '../instant.ts';
 import { isRecordId, RECORD_ID_RULE } from '../record-ids.ts';
+import { Problems, rejectImport } from './import-problems.ts';
 
 export interface CampaignField {
   key: string;
@@ -55,24 +55,6 @@ export interface ImportDocument {
   campaigns: CampaignEntry[];
   respondents: RespondentEntry[];
   dropped: DroppedValues;
-}
-
-const MAX_REPORTED_PROBLEMS = 20;
-
-class Problems {
-  readonly list: string[] = [];
-  add(where: string, what: string): void {
-    this.list.push(`${where}: ${what}`);
-  }
-  throwIfAny(): void {
-    if (this.list.length === 0) return;
-    const shown = this.list.slice(0, MAX_REPORTED_PROBLEMS);
-    const more = this.list.length - shown.length;
-    throw new DomainError(
-      'invalid',
-      `import rejected, nothing was written:\n  ${shown.join('\n  ')}${more > 0 ? `\n  … and ${more} more` : ''}`,
-    );
-  }
 }
 
 type Json = Record<string, unknown>;
@@ -398,12 +380,4 @@ export function parseImportDocument(raw: unknown): ImportDocument {
   const { document, problems } = checkImportDocument(raw);
   if (problems.length > 0) rejectImport(problems);
   return document;
-}
-
-/** Throws the same kind of report for problems found against the database. */
-export function rejectImport(problems: string[]): never {
-  const collected = new Problems();
-  for (const problem of problems) collected.list.push(problem);
-  collected.throwIfAny();
-  throw new DomainError('invalid', 'import rejected');
 }

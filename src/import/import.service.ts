@@ -10,7 +10,7 @@ import {
   upsertRespondents,
 } from './import.repository.ts';
 import type { DroppedValues, ImportDocument } from './import-document.ts';
-import { rejectImport } from './import-document.ts';
+import { rejectImport } from './import-problems.ts';
 
 export interface ImportCounts {
   campaigns: { upserted: number; deleted: number };
