@@ -42,7 +42,7 @@ export function field(options: FieldOptions): SafeHtml {
 }
 
 /** The 6-digit code field: pastes whole, fills from the mail on phones. */
-export function codeField(label: string, hint: string, error?: string): SafeHtml {
+export function codeField(label: string, hint: string, error?: string, autofocus = true): SafeHtml {
   return field({
     name: 'code',
     label,
@@ -52,7 +52,7 @@ export function codeField(label: string, hint: string, error?: string): SafeHtml
     // Room for a pasted "123 456"; the server keeps the digits.
     maxLength: 12,
     minLength: 6,
-    autofocus: true,
+    autofocus,
     ...(error ? { error } : {}),
   });
 }

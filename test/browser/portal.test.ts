@@ -261,6 +261,8 @@ describe('the developer portal in a real browser', () => {
       expect(await field.getAttribute('aria-invalid')).toBe('true');
       expect(await field.getAttribute('aria-describedby')).toContain('field-newPassword-error');
       expect(await page.locator('#field-newPassword-error').textContent()).toContain('most common');
+      // Focus lands on the field to fix, so a keyboard user types there at once.
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('field-newPassword');
       await check(page, 'en-password-refused');
 
       await page.locator('#field-currentPassword').fill(PORTAL_PASSWORD);

@@ -60,8 +60,8 @@ ${form(
   `${PORTAL_PATH}/password`,
   csrfField(context),
   html`<input type="text" name="username" value="${holder?.email ?? ''}" autocomplete="username" hidden>
-${field({ name: 'currentPassword', label: t.password.current, type: 'password', autocomplete: 'current-password', autofocus: true, ...(state.currentError ? { error: state.currentError } : {}) })}
-${field({ name: 'newPassword', label: t.password.new, type: 'password', autocomplete: 'new-password', hint: t.password.hint, minLength: 12, ...(state.newError ? { error: state.newError } : {}) })}
+${field({ name: 'currentPassword', label: t.password.current, type: 'password', autocomplete: 'current-password', autofocus: !state.newError, ...(state.currentError ? { error: state.currentError } : {}) })}
+${field({ name: 'newPassword', label: t.password.new, type: 'password', autocomplete: 'new-password', hint: t.password.hint, minLength: 12, autofocus: Boolean(state.newError), ...(state.newError ? { error: state.newError } : {}) })}
 ${submit(t.password.submit)}`,
 )}`,
   );

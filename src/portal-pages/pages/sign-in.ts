@@ -78,8 +78,8 @@ ${form(
   csrfField(context),
   html`<input type="hidden" name="email" value="${state.email}">
 <input type="text" name="username" value="${state.email}" autocomplete="username" hidden>
-${codeField(t.signIn.code, t.signIn.codeHint, state.codeError)}
-${field({ name: 'newPassword', label: t.password.new, type: 'password', autocomplete: 'new-password', hint: t.password.hint, minLength: 12, ...(state.passwordError ? { error: state.passwordError } : {}) })}
+${codeField(t.signIn.code, t.signIn.codeHint, state.codeError, !state.passwordError)}
+${field({ name: 'newPassword', label: t.password.new, type: 'password', autocomplete: 'new-password', hint: t.password.hint, minLength: 12, autofocus: Boolean(state.passwordError), ...(state.passwordError ? { error: state.passwordError } : {}) })}
 ${submit(t.forgot.submitReset)}`,
 )}
 ${devMailLink(context)}`,
