@@ -4,6 +4,7 @@ import { PasswordRuleError } from '../portal/password-change.ts';
 import { clientOf } from '../portal/portal.routes.ts';
 import type { SessionPrincipal } from '../portal/portal.service.ts';
 import { isSteppedUp } from '../portal/step-up.ts';
+import { codeOf, formOf, statusOf } from './form-input.ts';
 import { PORTAL_PATH } from './layout.ts';
 import { pageErrorOf } from './page-errors.ts';
 import type { PageKit } from './page-kit.ts';
@@ -17,10 +18,6 @@ import {
   stepUpPage,
 } from './pages/keys.ts';
 
-type Form = Record<string, string | undefined>;
-
-const formOf = (request: FastifyRequest): Form => (request.body ?? {}) as Form;
-const statusOf = (error: unknown) => (error instanceof ApiError ? error.status : 500);
 const KEYS_PATH = `${PORTAL_PATH}/keys`;
 
 /** The signed-in holder's pages: keys (reveal, rotate, usage), devices, password, get started. */
@@ -62,13 +59,12 @@ export function registerAccountRoutes(pages: FastifyInstance, kit: PageKit): voi
   ) {
     let principal = await kit.holder(request, reply);
     if (!principal) return reply;
-    const code = (formOf(request).code ?? '').replace(/[\s-]/g, '');
+    const typed = formOf(request).code;
     const context = kit.context(request, reply, KEYS_PATH, principal);
     const client = clientOf(request);
     try {
-      if (code) {
-        if (!/^\d{6}$/.test(code)) throw new ApiError('invalid_code', 'not six digits');
-        const verified = await portal.redeemStepUp(principal, code, client);
+      if (typed) {
+        const verified = await portal.redeemStepUp(principal, codeOf(typed), client);
         principal = { ...principal, stepUpUntil: Date.parse(verified.validUntil) };
       } else if (!isSteppedUp(principal, kit.clock.now())) {
         await portal.requestStepUp(principal, client);

@@ -1,18 +1,12 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { PasswordRuleError } from '../portal/password-change.ts';
 import { clientOf } from '../portal/portal.routes.ts';
+import { codeOf, formOf, statusOf } from './form-input.ts';
 import { PORTAL_PATH } from './layout.ts';
 import { pageErrorOf } from './page-errors.ts';
 import type { PageKit } from './page-kit.ts';
 import { codePage, forgotPage, resetPage, signInPage } from './pages/sign-in.ts';
-
-type Form = Record<string, string | undefined>;
-
-const formOf = (request: FastifyRequest): Form => (request.body ?? {}) as Form;
-/** A pasted code may carry spaces or a dash ("123 456"); the code is its six digits. */
-const digitsOf = (text: string | undefined) => (text ?? '').replace(/[\s-]/g, '');
-const statusOf = (error: unknown) => (error instanceof ApiError ? error.status : 500);
 
 /** Signing in and out, and a forgotten password: the pages before there is a session. */
 export function registerSignInRoutes(pages: FastifyInstance, kit: PageKit): void {
@@ -58,8 +52,7 @@ export function registerSignInRoutes(pages: FastifyInstance, kit: PageKit): void
     const email = (form.email ?? '').trim();
     const context = kit.context(request, reply, signInPath);
     try {
-      const code = digitsOf(form.code);
-      if (!/^\d{6}$/.test(code)) throw new ApiError('invalid_code', 'not six digits');
+      const code = codeOf(form.code);
       const result = await portal.verifyOtp(
         { email, code, rememberDevice: form.remember === '1' },
         clientOf(request),
@@ -94,8 +87,7 @@ export function registerSignInRoutes(pages: FastifyInstance, kit: PageKit): void
     const email = (form.email ?? '').trim();
     const context = kit.context(request, reply, `${PORTAL_PATH}/forgot-password`);
     try {
-      const code = digitsOf(form.code);
-      if (!/^\d{6}$/.test(code)) throw new ApiError('invalid_code', 'not six digits');
+      const code = codeOf(form.code);
       await portal.resetPassword(
         { email, code, newPassword: form.newPassword ?? '' },
         clientOf(request),

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.service.ts';
+import { API_PATHS } from '../helpers/api-paths.ts';
 import { startTestApp, TEST_SECRETS, type TestApp } from '../helpers/app.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { sendRaw } from '../helpers/raw-http.ts';
@@ -74,19 +75,7 @@ const anyPath = fc
 const routePath = fc
   .tuple(
     fc.constantFrom(
-      '/developer/v1/campaigns',
-      '/developer/v1/campaigns/{id}/summary',
-      '/developer/v1/campaigns/{id}/respondents',
-      '/developer/auth/login',
-      '/developer/auth/verify-otp',
-      '/developer/auth/step-up',
-      '/developer/auth/me',
-      '/developer/auth/change-password',
-      '/developer/auth/devices',
-      '/developer/auth/devices/{id}',
-      '/developer/auth/keys',
-      '/developer/auth/keys/{id}/reveal',
-      '/developer/auth/keys/{id}/rotate',
+      ...API_PATHS,
       '/developer/v1/openapi.json',
       '/developer/v1/docs',
       '/developer/v1/llms.txt',
