@@ -4,7 +4,7 @@
 // switches each speed device off in turn (the ablation); with --against, loads every case on
 // another revision in turn with this one. Writes bench/results/latest.json and latest.md.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +23,7 @@ import {
 } from './against.ts';
 import { benchCases, clientHeaders, LIMIT, PAGE_ONE_PATH, serverEnv } from './cases.ts';
 import { type CpuSplit, measureCpuSplit } from './cpu-split.ts';
+import { type ImportRow, importFiles, measureImport } from './import.ts';
 import { CONNECTIONS, inTurn, type Load, load, type Pair } from './load.ts';
 import { type ServerProcess, startCeiling, startHadir, startStoreRead } from './processes.ts';
 import { type CaseRow, evaluate, renderMarkdown } from './report.ts';
@@ -34,7 +35,7 @@ const RESULTS = join(ROOT, 'bench', 'results');
 
 const { values: args } = parseArgs({
   options: {
-    only: { type: 'string', default: 'cases,ablation,compare' },
+    only: { type: 'string', default: 'cases,ablation,compare,import' },
     against: { type: 'string' },
   },
 });
@@ -186,6 +187,58 @@ async function firstPage(databaseUrl: string, key: string): Promise<Buffer> {
   }
 }
 
+/**
+ * The million-row export imported into an empty database of each engine, as a document and as
+ * JSON Lines, each by `hadir import` in a process of its own whose peak memory is followed.
+ */
+async function runImports(postgresAdminUrl: string, postgresUrl: (name: string) => string) {
+  log('Import: a generated million-row export (kept in bench/.data)');
+  const files = await importFiles(DATA);
+  const rows: ImportRow[] = [];
+  const runs = [
+    ...(['sqlite', 'postgres'] as const).flatMap((engine) =>
+      (['json', 'jsonl'] as const).map((format) => ({
+        engine,
+        format,
+        heap: 'import settings' as const,
+      })),
+    ),
+    // The heap settings switched off: do they still pay?
+    { engine: 'sqlite' as const, format: 'json' as const, heap: 'V8 defaults' as const },
+  ];
+  for (const { engine, format, heap } of runs) {
+    {
+      let databaseUrl: string;
+      if (engine === 'sqlite') {
+        const path = join(DATA, 'import', 'import.sqlite');
+        rmSync(join(DATA, 'import'), { recursive: true, force: true });
+        mkdirSync(join(DATA, 'import'), { recursive: true });
+        databaseUrl = `sqlite:${path}`;
+      } else {
+        await recreateDatabase(postgresAdminUrl, 'hadir_import');
+        databaseUrl = postgresUrl('hadir_import');
+      }
+      const row = await measureImport({ engine, databaseUrl, file: files[format], format, heap });
+      rows.push(row);
+      log(
+        `  ${engine.padEnd(8)} ${format.padEnd(5)} ${heap.padEnd(15)} ${row.records.toLocaleString('en')} records in ${row.seconds.toFixed(0)} s, peak RSS ${Math.round(row.peakRssBytes / 1024 / 1024)} MB`,
+      );
+    }
+  }
+  return rows;
+}
+
+async function recreateDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${name}`);
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+}
+
 async function main(): Promise<void> {
   log('Building the server (npm run build:server)');
   execFileSync('npm', ['run', '--silent', 'build:server'], { cwd: ROOT, stdio: 'inherit' });
@@ -248,6 +301,9 @@ async function main(): Promise<void> {
         );
       }
     }
+    const imports = parts.has('import')
+      ? await runImports(cluster.url('postgres'), (name) => cluster.url(name))
+      : undefined;
     let comparison: { against: string; rows: ComparisonRow[] } | undefined;
     let comparisonFailure: unknown;
     // A comparison that fails (the other revision cannot start, say) must not lose the parts
@@ -291,6 +347,7 @@ async function main(): Promise<void> {
       cases,
       ...(reference ? { reference } : {}),
       ...(ablation ? { ablation } : {}),
+      ...(imports ? { imports } : {}),
       ...(comparison ? { comparison } : {}),
     });
     log(`Loaded for ${Math.round((Date.now() - started) / 60_000)} minutes`);

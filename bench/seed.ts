@@ -6,7 +6,6 @@ import type { Store } from '../src/db/connect.ts';
 import type { NewRespondentRow } from '../src/db/schema.ts';
 import { upsertRespondents } from '../src/import/import.repository.ts';
 import { importDocument } from '../src/import/import.service.ts';
-import { parseImportDocument } from '../src/import/import-document.ts';
 import { issueKey } from '../src/keys/keys.service.ts';
 
 /** Bump when the generated data changes, so cached seeds are rebuilt. */
@@ -20,7 +19,7 @@ export const BIG_CAMPAIGN = 'bench-000';
 export const FIRST_SUBMISSION_MS = Date.UTC(2026, 0, 1);
 const SPACING_MS = 6_000;
 
-const FIELDS = [
+export const FIELDS = [
   { key: 'name', type: 'TEXT' },
   { key: 'email', type: 'EMAIL' },
   { key: 'phone', type: 'PHONE' },
@@ -54,7 +53,7 @@ const MEALS = ['Nasi goreng', 'Sate ayam', 'Gado-gado', 'Vegetarian'];
 const SHIRTS = ['S', 'M', 'L', 'XL', 'XXL'];
 const DIETS = ['Halal', 'Tanpa kacang', 'Tanpa gluten', 'Vegan'];
 const SESSIONS = ['Pembukaan', 'Diskusi panel', 'Lokakarya', 'Makan malam'];
-const STATUSES = ['YES', 'YES', 'YES', 'NO', 'MAYBE'] as const;
+export const STATUSES = ['YES', 'YES', 'YES', 'NO', 'MAYBE'] as const;
 
 export interface SeedManifest {
   version: number;
@@ -74,7 +73,7 @@ function rowsOf(index: number): number {
 }
 
 /** A deterministic pseudo-random sequence, so both engines get the same rows. */
-function generator(seed: number) {
+export function generator(seed: number) {
   let state = seed >>> 0;
   return (n: number) => {
     state = (Math.imul(state ^ (state >>> 15), 2246822507) + 0x9e3779b9) >>> 0;
@@ -82,7 +81,7 @@ function generator(seed: number) {
   };
 }
 
-function pick<T>(random: (n: number) => number, from: readonly T[]): T {
+export function pick<T>(random: (n: number) => number, from: readonly T[]): T {
   return from[random(from.length)] as T;
 }
 
@@ -90,7 +89,7 @@ function someOf(random: (n: number) => number, from: readonly string[]): string[
   return from.filter(() => random(3) === 0);
 }
 
-function answersFor(random: (n: number) => number, n: number): Record<string, unknown> {
+export function answersFor(random: (n: number) => number, n: number): Record<string, unknown> {
   const first = pick(random, FIRST_NAMES);
   const last = pick(random, LAST_NAMES);
   const answers: Record<string, unknown> = {
@@ -155,7 +154,7 @@ export async function seedOnce(
     location: pick(generator(index), CITIES),
     fields: FIELDS.map((field) => ({ ...field, label: field.key })),
   }));
-  await importDocument(store, systemClock, parseImportDocument({ campaigns, respondents: [] }));
+  await importDocument(store, systemClock, { campaigns, respondents: [] });
   const started = Date.now();
   for (let index = 0; index < CAMPAIGNS; index++) {
     await seedRespondents(store, index);

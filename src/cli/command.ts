@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { ParseArgsConfig } from 'node:util';
 import type { Clock } from '../clock.ts';
 import { type Config, loadConfig } from '../config.ts';
@@ -18,8 +19,10 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
-  /** All of standard input (for --password-stdin). */
-  stdin: () => string;
+  /** Standard input (`import -`, `--password-stdin`). */
+  stdin: () => Readable;
+  /** Whether standard error is a terminal: a long import draws a progress bar there. */
+  stderrIsTerminal?: boolean;
 }
 
 export interface Context {

@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { runCli } from './cli.ts';
 
 const status = await runCli(process.argv.slice(2), {
   env: process.env,
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
-  stdin: () => readFileSync(0, 'utf8'),
+  stdin: () => process.stdin,
+  stderrIsTerminal: process.stderr.isTTY === true,
 });
 // serve and demo keep running on their open server; every other command ends here.
 if (status !== 0) process.exit(status);

@@ -7,7 +7,6 @@ import { openStore } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { ConfigError } from '../errors.ts';
 import { importDocument } from '../import/import.service.ts';
-import { parseImportDocument } from '../import/import-document.ts';
 import { issueKey } from '../keys/keys.service.ts';
 import { startServer, stopOnSignals } from '../main.ts';
 import { loadServerSecrets } from '../secrets.ts';
@@ -56,7 +55,7 @@ export async function runDemo(config: Config): Promise<DemoSession> {
   const store = openStore(databaseUrl);
   try {
     await migrateToLatest(store);
-    const counts = await importDocument(store, systemClock, parseImportDocument(demoDocument()));
+    const counts = await importDocument(store, systemClock, demoDocument());
     const account = await createAccount(store, systemClock, {
       email: DEMO_ACCOUNT_EMAIL,
       mustChangePassword: false,

@@ -2,27 +2,34 @@ import { DomainError } from '../errors.ts';
 
 const MAX_REPORTED_PROBLEMS = 20;
 
-/** The problems of an import, every one counted, the first twenty shown. */
+/**
+ * The problems of an import: every one counted, the first twenty kept to be shown. Keeping only
+ * those keeps memory flat however many records of a large file are bad.
+ */
 export class Problems {
-  readonly list: string[] = [];
+  private readonly shown: string[] = [];
+  private total = 0;
+
   add(where: string, what: string): void {
-    this.list.push(`${where}: ${what}`);
+    this.total += 1;
+    if (this.shown.length < MAX_REPORTED_PROBLEMS) this.shown.push(`${where}: ${what}`);
   }
+
+  /** Counts problems that are not spelled out (more records with a problem already shown). */
+  addUnshown(count: number): void {
+    this.total += count;
+  }
+
+  get any(): boolean {
+    return this.total > 0;
+  }
+
   throwIfAny(): void {
-    if (this.list.length === 0) return;
-    const shown = this.list.slice(0, MAX_REPORTED_PROBLEMS);
-    const more = this.list.length - shown.length;
+    if (this.total === 0) return;
+    const more = this.total - this.shown.length;
     throw new DomainError(
       'invalid',
-      `import rejected, nothing was written:\n  ${shown.join('\n  ')}${more > 0 ? `\n  … and ${more} more` : ''}`,
+      `import rejected, nothing was written:\n  ${this.shown.join('\n  ')}${more > 0 ? `\n  … and ${more} more` : ''}`,
     );
   }
-}
-
-/** Throws the same kind of report for problems found against the database. */
-export function rejectImport(problems: string[]): never {
-  const collected = new Problems();
-  for (const problem of problems) collected.list.push(problem);
-  collected.throwIfAny();
-  throw new DomainError('invalid', 'import rejected');
 }

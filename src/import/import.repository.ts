@@ -1,9 +1,10 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { Engine } from '../db/connect.ts';
 import type { Database, NewRespondentRow } from '../db/schema.ts';
-import type { CampaignField } from './import-document.ts';
+import type { CampaignField } from './import-records.ts';
 
 /** Rows per multi-row statement: well under SQLite's bound-parameter limit for 8 columns. */
-const BATCH_ROWS = 500;
+export const BATCH_ROWS = 500;
 
 function batches<T>(items: T[]): T[][] {
   const result: T[][] = [];
@@ -136,4 +137,45 @@ export async function deleteRespondents(db: Kysely<Database>, ids: string[]): Pr
     deleted += Number(result.numDeletedRows);
   }
   return deleted;
+}
+
+/**
+ * The respondent ids one import has named, with where each was first named: kept in a temporary
+ * table of the import's transaction rather than in memory, so that a file of millions of records
+ * is checked for an id named twice in flat memory. Gone with the transaction.
+ */
+export async function createNamedIds(db: Kysely<Database>, engine: Engine): Promise<void> {
+  const table =
+    engine === 'postgres'
+      ? sql`CREATE TEMPORARY TABLE import_named_ids (id text PRIMARY KEY, place text NOT NULL) ON COMMIT DROP`
+      : sql`CREATE TEMPORARY TABLE import_named_ids (id TEXT PRIMARY KEY, place TEXT NOT NULL) WITHOUT ROWID`;
+  await table.execute(db);
+}
+
+export async function dropNamedIds(db: Kysely<Database>, engine: Engine): Promise<void> {
+  // PostgreSQL drops it at the commit (ON COMMIT DROP).
+  if (engine === 'sqlite') await sql`DROP TABLE temp.import_named_ids`.execute(db);
+}
+
+/**
+ * Records that `entries` name their ids; returns those named before (earlier in the batch or in an
+ * earlier one), each with the place that named it first.
+ */
+export async function nameIds(
+  db: Kysely<Database>,
+  entries: ReadonlyArray<{ id: string; where: string }>,
+): Promise<Array<{ id: string; where: string; firstNamedAt: string }>> {
+  if (entries.length === 0) return [];
+  const values = sql.join(entries.map((entry) => sql`(${entry.id}, ${entry.where})`));
+  const inserted = await sql<{ id: string }>`
+    INSERT INTO import_named_ids (id, place) VALUES ${values}
+    ON CONFLICT (id) DO NOTHING RETURNING id`.execute(db);
+  const fresh = new Set(inserted.rows.map((row) => row.id));
+  const repeated = entries.filter((entry) => !fresh.delete(entry.id));
+  if (repeated.length === 0) return [];
+  const ids = sql.join([...new Set(repeated.map((entry) => entry.id))]);
+  const first = await sql<{ id: string; place: string }>`
+    SELECT id, place FROM import_named_ids WHERE id IN (${ids})`.execute(db);
+  const places = new Map(first.rows.map((row) => [row.id, row.place]));
+  return repeated.map((entry) => ({ ...entry, firstNamedAt: places.get(entry.id) ?? '?' }));
 }

@@ -1,16 +1,29 @@
+import type { Kysely } from 'kysely';
 import { recordAudit } from '../audit/audit.repository.ts';
 import type { Clock } from '../clock.ts';
-import type { Store } from '../db/connect.ts';
+import type { Engine, Store } from '../db/connect.ts';
+import type { Database } from '../db/schema.ts';
 import {
+  BATCH_ROWS,
+  createNamedIds,
   deleteRespondents,
+  dropNamedIds,
   findLiveCampaignIds,
   markCampaignDeleted,
+  nameIds,
   replaceCampaignFields,
   upsertCampaign,
   upsertRespondents,
 } from './import.repository.ts';
-import type { DroppedValues, ImportDocument } from './import-document.ts';
-import { rejectImport } from './import-problems.ts';
+import { Problems } from './import-problems.ts';
+import {
+  type CampaignEntry,
+  checkCampaign,
+  checkRespondent,
+  type DroppedValues,
+  type RespondentEntry,
+} from './import-records.ts';
+import { documentItems, type ImportItem } from './import-sources.ts';
 
 export interface ImportCounts {
   campaigns: { upserted: number; deleted: number };
@@ -19,60 +32,128 @@ export interface ImportCounts {
   dropped: DroppedValues;
 }
 
+type RespondentUpsert = Extract<RespondentEntry, { kind: 'upsert' }>;
+type RespondentDeletion = Extract<RespondentEntry, { kind: 'delete' }>;
+
+/** How many respondents of one campaign the import names, and where the first few are. */
+interface References {
+  places: string[];
+  count: number;
+}
+const PLACES_KEPT = 20;
+
 /**
- * Writes a checked document in one transaction: campaigns first, then respondents. A respondent
- * whose campaign is neither in the document nor live in the store rejects the whole import, and
- * so do `earlierProblems` (the document's own, see checkImportDocument): reported together, with
- * nothing written.
+ * One import in its transaction. Records are written as they come, in batches, so memory stays
+ * flat; any problem stops the writing, the reading goes on to find every other problem, and the
+ * transaction is rolled back. A respondent whose campaign is not yet known (it comes later in the
+ * file) waits in memory until its campaign comes.
  */
-export async function importDocument(
-  store: Store,
-  clock: Clock,
-  document: ImportDocument,
-  earlierProblems: readonly string[] = [],
-): Promise<ImportCounts> {
-  const now = clock.now();
-  return store.db.transaction().execute(async (trx) => {
-    const upsertedCampaigns = new Set<string>();
-    const deletedCampaigns = new Set<string>();
-    for (const entry of document.campaigns) {
-      if (entry.kind === 'delete') deletedCampaigns.add(entry.id);
-      else upsertedCampaigns.add(entry.id);
-    }
+class ImportRun {
+  readonly problems = new Problems();
+  readonly dropped: DroppedValues = { ipAddress: 0, token: 0, guestToken: 0 };
+  private readonly campaignPlaces = new Map<string, string>();
+  private readonly upsertedCampaigns = new Set<string>();
+  private readonly deletedCampaigns = new Set<string>();
+  private readonly liveInStore = new Map<string, boolean>();
+  private readonly references = new Map<string, References>();
+  private readonly waiting = new Map<string, RespondentUpsert[]>();
+  private upserts: RespondentUpsert[] = [];
+  private deletions: RespondentDeletion[] = [];
+  private readonly counts = { campaignsDeleted: 0, respondentsUpserted: 0, respondentsDeleted: 0 };
 
-    const respondents = document.respondents.flatMap((entry) =>
-      entry.kind === 'upsert' ? [entry] : [],
-    );
-    const referenced = [...new Set(respondents.map((entry) => entry.campaignId))].filter(
-      (id) => !upsertedCampaigns.has(id),
-    );
-    const live = await findLiveCampaignIds(trx, referenced);
-    const problems: string[] = [...earlierProblems];
-    for (const entry of respondents) {
-      // A missing campaignId is already reported with the record's other problems.
-      if (entry.campaignId === '') continue;
-      const known = upsertedCampaigns.has(entry.campaignId) || live.has(entry.campaignId);
-      if (!known || deletedCampaigns.has(entry.campaignId)) {
-        problems.push(
-          `respondents[${entry.position}] (id ${entry.id}): campaign ${entry.campaignId} does not exist`,
-        );
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
+    private readonly now: number,
+  ) {}
+
+  async begin(): Promise<void> {
+    await createNamedIds(this.db, this.engine);
+  }
+
+  async take(item: ImportItem): Promise<void> {
+    if (item.kind === 'problem') return this.problems.add(item.where, item.what);
+    if (item.kind === 'campaign') {
+      const entry = checkCampaign(this.problems, item.place, item.record);
+      if (entry) await this.takeCampaign(entry);
+      return;
+    }
+    const entry = checkRespondent(this.problems, item.place, item.record, this.dropped);
+    if (entry?.kind === 'upsert') {
+      this.reference(entry);
+      this.upserts.push(entry);
+    } else if (entry) {
+      this.deletions.push(entry);
+    }
+    if (this.upserts.length + this.deletions.length >= BATCH_ROWS) await this.flush();
+  }
+
+  private async takeCampaign(entry: CampaignEntry): Promise<void> {
+    const first = this.campaignPlaces.get(entry.id);
+    if (first !== undefined && entry.id !== '') {
+      this.problems.add(entry.where, `id also used by ${first}`);
+      return;
+    }
+    this.campaignPlaces.set(entry.id, entry.where);
+    if (entry.kind === 'delete') {
+      this.deletedCampaigns.add(entry.id);
+      if (!this.problems.any) {
+        this.counts.campaignsDeleted += await markCampaignDeleted(this.db, entry.id, this.now);
       }
+      return;
     }
-    if (problems.length > 0) rejectImport(problems);
-
-    let deletedCampaignCount = 0;
-    for (const entry of document.campaigns) {
-      if (entry.kind === 'delete') {
-        deletedCampaignCount += await markCampaignDeleted(trx, entry.id, now);
-        continue;
-      }
-      await upsertCampaign(trx, entry, now);
-      if (entry.fields) await replaceCampaignFields(trx, entry.id, entry.fields);
+    this.upsertedCampaigns.add(entry.id);
+    if (this.problems.any) return;
+    await upsertCampaign(this.db, entry, this.now);
+    if (entry.fields) await replaceCampaignFields(this.db, entry.id, entry.fields);
+    // Respondents that waited for this campaign were named when they came: written now.
+    const held = this.waiting.get(entry.id) ?? [];
+    this.waiting.delete(entry.id);
+    for (let start = 0; start < held.length; start += BATCH_ROWS) {
+      await this.write(held.slice(start, start + BATCH_ROWS));
     }
+  }
 
+  private reference(entry: RespondentUpsert): void {
+    // A missing campaignId is already reported with the record's other problems.
+    if (entry.campaignId === '') return;
+    const references = this.references.get(entry.campaignId) ?? { places: [], count: 0 };
+    if (references.places.length < PLACES_KEPT) references.places.push(entry.where);
+    references.count += 1;
+    this.references.set(entry.campaignId, references);
+  }
+
+  /** Names the batch's ids (an id named twice is a problem), then writes it unless rejected. */
+  private async flush(): Promise<void> {
+    const upserts = this.upserts;
+    const deletions = this.deletions;
+    this.upserts = [];
+    this.deletions = [];
+    for (const repeated of await nameIds(this.db, [...upserts, ...deletions])) {
+      this.problems.add(repeated.where, `id also used by ${repeated.firstNamedAt}`);
+    }
+    if (this.problems.any) {
+      this.waiting.clear();
+      return;
+    }
+    await this.write(upserts);
+    this.counts.respondentsDeleted += await deleteRespondents(
+      this.db,
+      deletions.map((entry) => entry.id),
+    );
+  }
+
+  /** Writes the respondents whose campaign is known; the others wait for theirs. */
+  private async write(upserts: RespondentUpsert[]): Promise<void> {
+    await this.lookUpCampaigns(upserts.map((entry) => entry.campaignId));
+    const ready: RespondentUpsert[] = [];
+    for (const entry of upserts) {
+      if (this.isKnown(entry.campaignId)) ready.push(entry);
+      else this.hold(entry);
+    }
     await upsertRespondents(
-      trx,
-      respondents.map((entry) => ({
+      this.db,
+      ready.map((entry) => ({
         id: entry.id,
         campaign_id: entry.campaignId,
         submitted_at: entry.submittedAt,
@@ -80,17 +161,81 @@ export async function importDocument(
         answers: entry.answers,
       })),
     );
-    const deletedRespondents = await deleteRespondents(
-      trx,
-      document.respondents.flatMap((entry) => (entry.kind === 'delete' ? [entry.id] : [])),
-    );
+    this.counts.respondentsUpserted += ready.length;
+  }
 
+  private hold(entry: RespondentUpsert): void {
+    const held = this.waiting.get(entry.campaignId);
+    if (held) held.push(entry);
+    else this.waiting.set(entry.campaignId, [entry]);
+  }
+
+  private isKnown(campaignId: string): boolean {
+    return this.upsertedCampaigns.has(campaignId) || this.liveInStore.get(campaignId) === true;
+  }
+
+  /** Asks the store once about each campaign not asked about before. */
+  private async lookUpCampaigns(ids: string[]): Promise<void> {
+    const unasked = [...new Set(ids)].filter(
+      (id) => id !== '' && !this.upsertedCampaigns.has(id) && !this.liveInStore.has(id),
+    );
+    if (unasked.length === 0) return;
+    const live = await findLiveCampaignIds(this.db, unasked);
+    for (const id of unasked) this.liveInStore.set(id, live.has(id));
+  }
+
+  /** After the last record: the respondents' campaigns are checked, then the import ends. */
+  async finish(): Promise<ImportCounts> {
+    await this.flush();
+    await this.lookUpCampaigns([...this.references.keys()]);
+    for (const [campaignId, references] of this.references) {
+      if (this.isKnown(campaignId) && !this.deletedCampaigns.has(campaignId)) continue;
+      for (const place of references.places) {
+        this.problems.add(place, `campaign ${campaignId} does not exist`);
+      }
+      this.problems.addUnshown(references.count - references.places.length);
+    }
+    this.problems.throwIfAny();
+    await dropNamedIds(this.db, this.engine);
     const counts: ImportCounts = {
-      campaigns: { upserted: upsertedCampaigns.size, deleted: deletedCampaignCount },
-      respondents: { upserted: respondents.length, deleted: deletedRespondents },
-      dropped: document.dropped,
+      campaigns: { upserted: this.upsertedCampaigns.size, deleted: this.counts.campaignsDeleted },
+      respondents: {
+        upserted: this.counts.respondentsUpserted,
+        deleted: this.counts.respondentsDeleted,
+      },
+      dropped: this.dropped,
     };
-    await recordAudit(trx, { actor: 'operator', action: 'import', details: counts }, now);
+    await recordAudit(this.db, { actor: 'operator', action: 'import', details: counts }, this.now);
     return counts;
+  }
+}
+
+/**
+ * Imports records read from a file (handed on in batches, see import-sources.ts), all or nothing, in one transaction: campaigns and respondents
+ * are written as they come, and when any record is bad (or a respondent's campaign exists neither
+ * in the file nor in the store) every problem is reported together and nothing is written.
+ */
+export async function importRecords(
+  store: Store,
+  clock: Clock,
+  batches: AsyncIterable<readonly ImportItem[]> | Iterable<readonly ImportItem[]>,
+): Promise<ImportCounts> {
+  const now = clock.now();
+  return store.db.transaction().execute(async (trx) => {
+    const run = new ImportRun(trx, store.engine, now);
+    await run.begin();
+    for await (const batch of batches) {
+      for (const item of batch) await run.take(item);
+    }
+    return run.finish();
   });
+}
+
+/** Imports a document already in memory: `{ "campaigns": [...], "respondents": [...] }`. */
+export function importDocument(
+  store: Store,
+  clock: Clock,
+  document: unknown,
+): Promise<ImportCounts> {
+  return importRecords(store, clock, [[...documentItems(document)]]);
 }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { importDocument } from '../../src/import/import.service.ts';
-import { parseImportDocument } from '../../src/import/import-document.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { createTestKey } from '../helpers/factories.ts';
 import { ENGINES } from '../helpers/stores.ts';
@@ -22,14 +21,10 @@ describe.each(ENGINES)('text the import accepts, on %s', (engine) => {
     const t = await startTestApp(engine);
     try {
       const attempt = async (nama: string) =>
-        importDocument(
-          t.store,
-          t.clock,
-          parseImportDocument({
-            campaigns: [campaign],
-            respondents: [{ ...respondent, id: 'r1', answers: { nama } }],
-          }),
-        );
+        importDocument(t.store, t.clock, {
+          campaigns: [campaign],
+          respondents: [{ ...respondent, id: 'r1', answers: { nama } }],
+        });
       await expect(attempt('Ayu\u0000')).rejects.toThrow(
         "respondents[0] (id r1): answer 'nama' holds a NUL character (U+0000)",
       );

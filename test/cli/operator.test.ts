@@ -238,7 +238,7 @@ describe.each(ENGINES)('operator CLI on %s', (engine) => {
     writeFileSync(broken, '{"campaigns": [');
     const notJson = await runHadirInProcess(['import', broken], { databaseUrl });
     expect(notJson.status).not.toBe(0);
-    expect(notJson.stderr).toContain(`${broken} is not valid JSON`);
+    expect(notJson.stderr).toContain(`${broken}: the JSON ends before the document is complete`);
     expect(await countRows(databaseUrl)).toEqual({ campaigns: 0, respondents: 0 });
   });
 });

@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../src/cli/cli.ts';
+import type { Clock } from '../../src/clock.ts';
 
 export const HADIR_BIN = fileURLToPath(new URL('../../bin/hadir', import.meta.url));
 
@@ -124,20 +126,25 @@ export function exitOf(child: ChildProcess): Promise<number | null> {
  */
 export async function runHadirInProcess(
   args: string[],
-  options: { databaseUrl: string; input?: string },
+  options: { databaseUrl: string; input?: string; clock?: Clock; terminal?: boolean },
 ): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
-  const status = await runCli(args, {
-    env: { ...TEST_SECRET_ENV, DATABASE_URL: options.databaseUrl, LOG_LEVEL: 'warn' },
-    stdout: (text) => {
-      stdout += text;
+  const status = await runCli(
+    args,
+    {
+      env: { ...TEST_SECRET_ENV, DATABASE_URL: options.databaseUrl, LOG_LEVEL: 'warn' },
+      stdout: (text) => {
+        stdout += text;
+      },
+      stderr: (text) => {
+        stderr += text;
+      },
+      stdin: () => Readable.from(options.input ? [Buffer.from(options.input)] : []),
+      stderrIsTerminal: options.terminal ?? false,
     },
-    stderr: (text) => {
-      stderr += text;
-    },
-    stdin: () => options.input ?? '',
-  });
+    options.clock,
+  );
   return { status, stdout, stderr };
 }
 

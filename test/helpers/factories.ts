@@ -4,7 +4,6 @@ import type { Clock } from '../../src/clock.ts';
 import type { Store } from '../../src/db/connect.ts';
 import type { FieldType } from '../../src/db/schema.ts';
 import { importDocument } from '../../src/import/import.service.ts';
-import { parseImportDocument } from '../../src/import/import-document.ts';
 import type { KeyScope } from '../../src/keys/keys.repository.ts';
 import { issueKey } from '../../src/keys/keys.service.ts';
 
@@ -49,28 +48,24 @@ export async function seedCampaign(
     location?: string | null;
   },
 ) {
-  return importDocument(
-    store,
-    clock,
-    parseImportDocument({
-      campaigns: [
-        {
-          id: campaign.id,
-          slug: campaign.id,
-          title: campaign.title ?? `Campaign ${campaign.id}`,
-          eventDate: campaign.eventDate ?? null,
-          location: campaign.location ?? null,
-          fields: (campaign.fields ?? []).map((field) => ({ ...field, label: field.key })),
-        },
-      ],
-      respondents: (campaign.respondents ?? []).map((respondent) => ({
-        attendanceStatus: 'YES',
-        answers: {},
-        ...respondent,
-        campaignId: campaign.id,
-      })),
-    }),
-  );
+  return importDocument(store, clock, {
+    campaigns: [
+      {
+        id: campaign.id,
+        slug: campaign.id,
+        title: campaign.title ?? `Campaign ${campaign.id}`,
+        eventDate: campaign.eventDate ?? null,
+        location: campaign.location ?? null,
+        fields: (campaign.fields ?? []).map((field) => ({ ...field, label: field.key })),
+      },
+    ],
+    respondents: (campaign.respondents ?? []).map((respondent) => ({
+      attendanceStatus: 'YES',
+      answers: {},
+      ...respondent,
+      campaignId: campaign.id,
+    })),
+  });
 }
 
 export async function importRespondents(
@@ -79,18 +74,14 @@ export async function importRespondents(
   campaignId: string,
   respondents: TestRespondent[],
 ) {
-  return importDocument(
-    store,
-    clock,
-    parseImportDocument({
-      respondents: respondents.map((respondent) => ({
-        attendanceStatus: 'YES',
-        answers: {},
-        ...respondent,
-        campaignId,
-      })),
-    }),
-  );
+  return importDocument(store, clock, {
+    respondents: respondents.map((respondent) => ({
+      attendanceStatus: 'YES',
+      answers: {},
+      ...respondent,
+      campaignId,
+    })),
+  });
 }
 
 /** Issues a key on a fresh account; returns the plaintext key and its id. */

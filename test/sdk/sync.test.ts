@@ -12,7 +12,7 @@ import {
   type SyncOptions,
 } from '../../packages/sync/src/index.ts';
 import { importDocument } from '../../src/import/import.service.ts';
-import { parseImportDocument } from '../../src/import/import-document.ts';
+
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { runProgram } from '../helpers/cli.ts';
 import { createTestKey, importRespondents, seedCampaign } from '../helpers/factories.ts';
@@ -203,11 +203,7 @@ describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
       const victim = `p${next++}`;
       await importRespondents(t.store, t.clock, 'pesta', [{ id: victim, submittedAt: at(70) }]);
       await runSync(options(), { mirror });
-      await importDocument(
-        t.store,
-        t.clock,
-        parseImportDocument({ respondents: [{ id: victim, deleted: true }] }),
-      );
+      await importDocument(t.store, t.clock, { respondents: [{ id: victim, deleted: true }] });
       await runSync(options(), { mirror });
       expect((await all(mirror.rows())).find((row) => row.id === victim)?.removedAt).toBeNull();
       const full = await runSync(options({ full: true }), { mirror });

@@ -1,3 +1,4 @@
+import { text } from 'node:stream/consumers';
 import { createAccount, listAccounts, setAccountActive } from '../../accounts/accounts.service.ts';
 import { resetPasswordByOperator } from '../../portal/password-reset.ts';
 import { unlockSignIn } from '../../portal/sign-in.ts';
@@ -8,14 +9,14 @@ import { UsageError } from '../usage-error.ts';
  * The password an operator chose, read from standard input with --password-stdin; undefined for
  * a generated one. On the command line it would stand in the process list and the shell history.
  */
-function passwordOption(context: Context): string | undefined {
+async function passwordOption(context: Context): Promise<string | undefined> {
   if (context.values.password !== undefined) {
     throw new UsageError(
       '--password would leave the password in the process list and the shell history: pipe it with --password-stdin, or leave both out for a generated one',
     );
   }
   if (context.values['password-stdin'] !== true) return undefined;
-  const password = context.io.stdin().replace(/\r?\n$/, '');
+  const password = (await text(context.io.stdin())).replace(/\r?\n$/, '');
   if (password === '') throw new UsageError('--password-stdin read an empty password');
   return password;
 }
@@ -34,7 +35,7 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
       'must-change-password': { type: 'boolean' },
     },
     async run(context) {
-      const password = passwordOption(context);
+      const password = await passwordOption(context);
       const account = await withStore(context, (store) =>
         createAccount(store, context.clock, {
           email: required(context, 'email'),

@@ -1,49 +1,117 @@
-import { readFileSync } from 'node:fs';
-import { importDocument } from '../../import/import.service.ts';
-import { checkImportDocument } from '../../import/import-document.ts';
-import { type Command, onePositional, withStore } from '../command.ts';
+import { closeSync, createReadStream, fstatSync, openSync } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { type ImportCounts, importRecords } from '../../import/import.service.ts';
+import {
+  type ImportItem,
+  jsonDocumentItems,
+  jsonLinesItems,
+  looksLikeJsonLines,
+} from '../../import/import-sources.ts';
+import { type Command, type Context, onePositional, withStore } from '../command.ts';
+import { withImportProgress } from '../import-progress.ts';
 import { UsageError } from '../usage-error.ts';
 
-function readImportSource(source: string): unknown {
-  let text: string;
+type Format = 'json' | 'jsonl';
+const READ_CHUNK_BYTES = 1 << 20;
+
+/** The file (or standard input) as a stream, with its size when it has one. */
+function openSource(context: Context, source: string): { stream: Readable; size?: number } {
+  if (source === '-') return { stream: context.io.stdin() };
+  let fd: number;
   try {
-    text = source === '-' ? readFileSync(0, 'utf8') : readFileSync(source, 'utf8');
+    fd = openSync(source, 'r');
   } catch (error) {
     throw new UsageError(`cannot read ${source}: ${(error as Error).message}`);
   }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(
-      `${source === '-' ? 'standard input' : source} is not valid JSON: ${(error as Error).message}`,
-    );
+  const stats = fstatSync(fd);
+  if (!stats.isFile()) {
+    closeSync(fd);
+    throw new UsageError(`cannot read ${source}: it is not a file`);
   }
+  return {
+    stream: createReadStream('', { fd, highWaterMark: READ_CHUNK_BYTES }),
+    size: stats.size,
+  };
+}
+
+function formatOption(context: Context, source: string): Format | undefined {
+  const given = context.values.format;
+  if (given === 'json' || given === 'jsonl') return given;
+  if (given !== undefined) throw new UsageError(`--format takes json or jsonl, got '${given}'`);
+  if (/\.(jsonl|ndjson)$/i.test(source)) return 'jsonl';
+  if (/\.json$/i.test(source)) return 'json';
+  return undefined;
+}
+
+/**
+ * The bytes of the source, counted as they are read; the format is the one asked for, or the
+ * file's extension's, or else what the first line looks like.
+ */
+async function* readItems(
+  name: string,
+  stream: Readable,
+  format: Format | undefined,
+  counter: { bytes: number },
+): AsyncGenerator<ImportItem[]> {
+  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const first = await chunks.next();
+  if (first.done) {
+    yield [{ kind: 'problem', where: name, what: 'is empty' }];
+    return;
+  }
+  async function* counted(): AsyncGenerator<Buffer> {
+    counter.bytes += first.value.length;
+    yield first.value;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+      counter.bytes += next.value.length;
+      yield next.value;
+    }
+  }
+  const jsonLines = format === undefined ? looksLikeJsonLines(first.value) : format === 'jsonl';
+  yield* jsonLines ? jsonLinesItems(counted()) : jsonDocumentItems(name, counted());
+}
+
+function describeCounts(counts: ImportCounts): string {
+  const { ipAddress, token, guestToken } = counts.dropped;
+  const dropped =
+    ipAddress + token + guestToken === 0
+      ? ''
+      : `\ndropped ${ipAddress} ipAddress, ${token} token and ${guestToken} guestToken values: they are never served, so they are not kept`;
+  return (
+    `imported ${counts.campaigns.upserted} campaigns (${counts.campaigns.deleted} deleted) and ` +
+    `${counts.respondents.upserted} respondents (${counts.respondents.deleted} deleted)${dropped}`
+  );
 }
 
 export const IMPORT_COMMANDS: Record<string, Command> = {
   import: {
-    summary: 'Imports campaigns, respondents and deletions from a JSON document, all or nothing.',
+    summary:
+      'Imports campaigns, respondents and deletions from a JSON document or JSON Lines, all or nothing.',
     example: 'import campaigns.json',
-    usage: 'import FILE|-',
-    options: {},
+    usage: 'import FILE|- [--format json|jsonl]',
+    options: { format: { type: 'string' } },
     async run(context) {
       const source = onePositional(context, 'FILE (or - for standard input)');
-      // The document's own problems and those against the database are reported together.
-      const { document, problems } = checkImportDocument(readImportSource(source));
-      const counts = await withStore(context, (store) =>
-        importDocument(store, context.clock, document, problems),
-      );
-      const { ipAddress, token, guestToken } = counts.dropped;
-      const dropped =
-        ipAddress + token + guestToken === 0
-          ? ''
-          : `\ndropped ${ipAddress} ipAddress, ${token} token and ${guestToken} guestToken values: they are never served, so they are not kept`;
-      return {
-        json: counts,
-        text:
-          `imported ${counts.campaigns.upserted} campaigns (${counts.campaigns.deleted} deleted) and ` +
-          `${counts.respondents.upserted} respondents (${counts.respondents.deleted} deleted)${dropped}`,
-      };
+      const format = formatOption(context, source);
+      const name = source === '-' ? 'standard input' : source;
+      const { stream, size } = openSource(context, source);
+      const counter = { bytes: 0 };
+      const progress = withImportProgress(readItems(name, stream, format, counter), {
+        clock: context.clock,
+        write: context.io.stderr,
+        terminal: context.io.stderrIsTerminal === true,
+        bytesRead: () => counter.bytes,
+        totalBytes: size,
+      });
+      try {
+        const counts = await withStore(context, (store) =>
+          importRecords(store, context.clock, progress.batches),
+        );
+        return { json: counts, text: describeCounts(counts) };
+      } finally {
+        progress.done();
+        stream.destroy();
+      }
     },
   },
 };

@@ -7,7 +7,7 @@ import {
 } from '../db/schema.ts';
 import { parseInstant } from '../instant.ts';
 import { isRecordId, RECORD_ID_RULE } from '../record-ids.ts';
-import { Problems, rejectImport } from './import-problems.ts';
+import type { Problems } from './import-problems.ts';
 
 export interface CampaignField {
   key: string;
@@ -25,8 +25,10 @@ export type CampaignEntry =
       location: string | null;
       /** Undefined keeps the campaign's fields as they are; a list replaces them. */
       fields?: CampaignField[];
+      /** Where it is in its file, for problem reports: `campaigns[0] (id c1)`. */
+      where: string;
     }
-  | { kind: 'delete'; id: string };
+  | { kind: 'delete'; id: string; where: string };
 
 export type RespondentEntry =
   | {
@@ -37,10 +39,10 @@ export type RespondentEntry =
       attendanceStatus: AttendanceStatus;
       /** Answers as served: blanks dropped, numbers and booleans as strings (JSON text). */
       answers: string;
-      /** Its index in the document's respondents, for problem reports. */
-      position: number;
+      /** Where it is in its file, for problem reports: `respondents[5] (id r5)`, `line 12 (id r5)`. */
+      where: string;
     }
-  | { kind: 'delete'; id: string };
+  | { kind: 'delete'; id: string; where: string };
 
 /**
  * Values the platform's export carries that the service never serves (spec, Respondent): the
@@ -50,26 +52,19 @@ export type RespondentEntry =
 export type NeverServed = 'ipAddress' | 'token' | 'guestToken';
 export type DroppedValues = Record<NeverServed, number>;
 
-/** A document that passed every check that needs no database. */
-export interface ImportDocument {
-  campaigns: CampaignEntry[];
-  respondents: RespondentEntry[];
-  dropped: DroppedValues;
-}
-
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
+export function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Where a record is, by position and (when it is a valid one) id. */
-function label(kind: string, index: number, record: unknown): string {
+/** Where a record is: its place in the file and, when it has a valid one, its id. */
+function label(place: string, record: unknown): string {
   const id =
     isObject(record) && typeof record.id === 'string' && isRecordId(record.id)
       ? ` (id ${record.id})`
       : '';
-  return `${kind}[${index}]${id}`;
+  return `${place}${id}`;
 }
 
 /** A value as a problem line may show it: JSON-quoted, and short. */
@@ -207,15 +202,39 @@ function parseFields(
   return fields;
 }
 
-function parseCampaign(
-  problems: Problems,
-  record: unknown,
-  index: number,
-): CampaignEntry | undefined {
-  const where = label('campaigns', index, record);
+interface OpenedRecord {
+  where: string;
+  id: string;
+  record: Json;
+  deletion?: { kind: 'delete'; id: string; where: string };
+}
+
+/**
+ * What every record starts with: where it is (with its id once valid), its id, and, for
+ * `{ "id": …, "deleted": true }`, the deletion it stands for. Undefined when it is not an object.
+ */
+function openRecord(problems: Problems, place: string, record: unknown): OpenedRecord | undefined {
+  const where = label(place, record);
   if (!isObject(record)) return void problems.add(where, 'must be an object');
   const id = requireId(problems, where, record, 'id');
-  if (isDeletion(problems, where, record)) return { kind: 'delete', id };
+  if (isDeletion(problems, where, record)) {
+    return { where, id, record, deletion: { kind: 'delete', id, where } };
+  }
+  return { where, id, record };
+}
+
+/**
+ * Checks one campaign record (`place` says where it is in its file) and returns it in stored
+ * form, or undefined when it is not even an object; every problem goes to `problems`.
+ */
+export function checkCampaign(
+  problems: Problems,
+  place: string,
+  raw: unknown,
+): CampaignEntry | undefined {
+  const opened = openRecord(problems, place, raw);
+  if (!opened || opened.deletion) return opened?.deletion;
+  const { where, id, record } = opened;
   checkKeys(problems, where, record, [
     'id',
     'slug',
@@ -233,7 +252,16 @@ function parseCampaign(
       : instant(problems, where, record.eventDate, 'eventDate');
   const location = optionalString(problems, where, record, 'location');
   const fields = parseFields(problems, where, record.fields);
-  return { kind: 'upsert', id, slug, title, eventDate, location, ...(fields ? { fields } : {}) };
+  return {
+    kind: 'upsert',
+    id,
+    slug,
+    title,
+    eventDate,
+    location,
+    ...(fields ? { fields } : {}),
+    where,
+  };
 }
 
 function parseAnswers(
@@ -275,16 +303,16 @@ function parseAnswers(
   return JSON.stringify(Object.fromEntries(served));
 }
 
-function parseRespondent(
+/** Checks one respondent record, as checkCampaign does; never-served values are counted. */
+export function checkRespondent(
   problems: Problems,
-  record: unknown,
-  index: number,
+  place: string,
+  raw: unknown,
   dropped: DroppedValues,
 ): RespondentEntry | undefined {
-  const where = label('respondents', index, record);
-  if (!isObject(record)) return void problems.add(where, 'must be an object');
-  const id = requireId(problems, where, record, 'id');
-  if (isDeletion(problems, where, record)) return { kind: 'delete', id };
+  const opened = openRecord(problems, place, raw);
+  if (!opened || opened.deletion) return opened?.deletion;
+  const { where, id, record } = opened;
   checkKeys(problems, where, record, [
     'id',
     'campaignId',
@@ -316,68 +344,6 @@ function parseRespondent(
     submittedAt,
     attendanceStatus: status as AttendanceStatus,
     answers: parseAnswers(problems, where, record.answers, dropped),
-    position: index,
+    where,
   };
-}
-
-function parseList<T extends { id: string }>(
-  problems: Problems,
-  document: Json,
-  key: string,
-  parse: (problems: Problems, record: unknown, index: number) => T | undefined,
-): T[] {
-  const value = document[key];
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) {
-    problems.add(key, 'must be an array');
-    return [];
-  }
-  const entries: T[] = [];
-  const ids = new Map<string, number>();
-  value.forEach((record, index) => {
-    const entry = parse(problems, record, index);
-    if (!entry) return;
-    entries.push(entry);
-    const id = entry.id;
-    const first = ids.get(id);
-    if (first !== undefined && id !== '') {
-      problems.add(label(key, index, record), `id also used by ${key}[${first}]`);
-    }
-    ids.set(id, index);
-  });
-  return entries;
-}
-
-/**
- * Checks a whole import document: the valid records in stored form, and a line for every bad one
- * (by position and id). The checks against the database come later (see importDocument), so that
- * one pass reports every problem at once.
- */
-export function checkImportDocument(raw: unknown): {
-  document: ImportDocument;
-  problems: string[];
-} {
-  const problems = new Problems();
-  const dropped: DroppedValues = { ipAddress: 0, token: 0, guestToken: 0 };
-  if (!isObject(raw)) {
-    problems.add('document', 'must be a JSON object with "campaigns" and "respondents" arrays');
-    return { document: { campaigns: [], respondents: [], dropped }, problems: problems.list };
-  }
-  const document = raw as Json;
-  checkKeys(problems, 'document', document, ['campaigns', 'respondents']);
-  const campaigns = parseList(problems, document, 'campaigns', parseCampaign);
-  const respondents = parseList(problems, document, 'respondents', (list, record, index) =>
-    parseRespondent(list, record, index, dropped),
-  );
-  return { document: { campaigns, respondents, dropped }, problems: problems.list };
-}
-
-/**
- * Checks a whole import document and returns it in stored form, or throws a `DomainError` that
- * names every bad record (by position and id), up to twenty of them.
- */
-export function parseImportDocument(raw: unknown): ImportDocument {
-  const { document, problems } = checkImportDocument(raw);
-  if (problems.length > 0) rejectImport(problems);
-  return document;
 }

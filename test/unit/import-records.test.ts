@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { parseImportDocument } from '../../src/import/import-document.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/db/connect.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { importDocument } from '../../src/import/import.service.ts';
+import { ManualClock } from '../helpers/clock.ts';
 
 const campaign = { id: 'c', slug: 'c', title: 'C', eventDate: null, location: null, fields: [] };
 const respondent = {
@@ -9,13 +12,40 @@ const respondent = {
   attendanceStatus: 'YES',
 };
 
-describe('parseImportDocument', () => {
-  it('stores answers as served: blanks dropped, numbers and booleans as strings', () => {
-    const document = parseImportDocument({
+let store: Store;
+const clock = new ManualClock();
+beforeAll(async () => {
+  store = openStore('sqlite::memory:');
+  await migrateToLatest(store);
+});
+afterAll(() => store.close());
+
+const importing = (document: unknown) => importDocument(store, clock, document);
+const storedAnswers = async (id: string) => {
+  const row = await store.db
+    .selectFrom('respondents')
+    .select('answers')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return String(row.answers);
+};
+const rejection = async (document: unknown): Promise<string> => {
+  try {
+    await importing(document);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('the import was not rejected');
+};
+
+describe("the import's record checks", () => {
+  it('stores answers as served: blanks dropped, numbers and booleans as strings', async () => {
+    await importing({
       campaigns: [campaign],
       respondents: [
         {
           ...respondent,
+          id: 'normalized',
           answers: {
             a: 'x',
             b: '  ',
@@ -29,8 +59,7 @@ describe('parseImportDocument', () => {
         },
       ],
     });
-    const [entry] = document.respondents;
-    expect(entry?.kind === 'upsert' && JSON.parse(entry.answers)).toEqual({
+    expect(JSON.parse(await storedAnswers('normalized'))).toEqual({
       a: 'x',
       d: '3',
       e: 'false',
@@ -38,53 +67,58 @@ describe('parseImportDocument', () => {
     });
   });
 
-  it('keeps a key named __proto__ as plain data', () => {
+  it('keeps a key named __proto__ as plain data', async () => {
     const raw = JSON.parse(
-      '{"campaigns":[],"respondents":[{"id":"r","campaignId":"c","submittedAt":"2026-11-01T00:00:00Z","attendanceStatus":"YES","answers":{"__proto__":"x"}}]}',
+      '{"campaigns":[{"id":"c","slug":"c","title":"C"}],"respondents":[{"id":"proto","campaignId":"c","submittedAt":"2026-11-01T00:00:00Z","attendanceStatus":"YES","answers":{"__proto__":"x"}}]}',
     );
-    const [entry] = parseImportDocument(raw).respondents;
-    expect(entry?.kind === 'upsert' && entry.answers).toBe('{"__proto__":"x"}');
+    await importing(raw);
+    expect(await storedAnswers('proto')).toBe('{"__proto__":"x"}');
   });
 
-  it('accepts ids of 1 to 128 URL-safe characters', () => {
+  it('accepts ids of 1 to 128 URL-safe characters', async () => {
     const id = `A-z_0.9~${'x'.repeat(120)}`;
-    const document = parseImportDocument({
+    const counts = await importing({
       campaigns: [{ ...campaign, id }],
       respondents: [{ ...respondent, id, campaignId: id }],
     });
-    expect(document.campaigns[0]?.id).toBe(id);
-    expect(document.respondents[0]?.id).toBe(id);
+    expect(counts.respondents.upserted).toBe(1);
+    expect(await storedAnswers(id)).toBe('{}');
   });
 
-  it('reads { id, deleted: true } as a deletion without other fields', () => {
-    const document = parseImportDocument({
-      campaigns: [{ id: 'c', deleted: true }],
-      respondents: [{ id: 'r', deleted: true }],
+  it('reads { id, deleted: true } as a deletion without other fields', async () => {
+    await importing({
+      campaigns: [{ ...campaign, id: 'gone' }],
+      respondents: [{ ...respondent, id: 'leaving', campaignId: 'gone' }],
     });
-    expect(document).toEqual({
-      campaigns: [{ kind: 'delete', id: 'c' }],
-      respondents: [{ kind: 'delete', id: 'r' }],
-      dropped: { ipAddress: 0, token: 0, guestToken: 0 },
+    const counts = await importing({
+      campaigns: [{ id: 'gone', deleted: true }],
+      respondents: [{ id: 'leaving', deleted: true }],
+    });
+    expect(counts).toMatchObject({
+      campaigns: { upserted: 0, deleted: 1 },
+      respondents: { upserted: 0, deleted: 1 },
     });
   });
 
-  it('drops ipAddress, token and guestToken, as properties or answers, and counts them', () => {
-    const document = parseImportDocument({
+  it('drops ipAddress, token and guestToken, as properties or answers, and counts them', async () => {
+    const counts = await importing({
+      campaigns: [campaign],
       respondents: [
         {
           ...respondent,
+          id: 'secretive',
           ipAddress: '198.51.100.7',
           token: 'tok-secret',
           guestToken: null,
           answers: { menu: 'Sate', guestToken: 'guest-secret', token: '' },
         },
-        { ...respondent, id: 'r2', ipAddress: '198.51.100.8' },
+        { ...respondent, id: 'secretive2', ipAddress: '198.51.100.8' },
       ],
     });
-    expect(document.dropped).toEqual({ ipAddress: 2, token: 2, guestToken: 1 });
-    expect(JSON.stringify(document)).not.toMatch(/198\.51|tok-secret|guest-secret/);
-    const [entry] = document.respondents;
-    expect(entry?.kind === 'upsert' && JSON.parse(entry.answers)).toEqual({ menu: 'Sate' });
+    expect(counts.dropped).toEqual({ ipAddress: 2, token: 2, guestToken: 1 });
+    const rows = await store.db.selectFrom('respondents').selectAll().execute();
+    expect(JSON.stringify(rows)).not.toMatch(/198\.51|tok-secret|guest-secret/);
+    expect(JSON.parse(await storedAnswers('secretive'))).toEqual({ menu: 'Sate' });
   });
 
   it.each([
@@ -131,7 +165,10 @@ describe('parseImportDocument', () => {
       },
       "field key 'k' appears twice",
     ],
-    [{ campaigns: [campaign, campaign] }, 'campaigns[1] (id c): id also used by campaigns[0]'],
+    [
+      { campaigns: [campaign, campaign] },
+      'campaigns[1] (id c): id also used by campaigns[0] (id c)',
+    ],
     [
       { campaigns: [{ ...campaign, colour: 'red' }] },
       "campaigns[0] (id c): unknown property 'colour'",
@@ -181,25 +218,36 @@ describe('parseImportDocument', () => {
       { respondents: [{ ...respondent, answers: { 'na\u0000ma': 'Ayu' } }] },
       'respondents[0] (id r): answer key "na\\u0000ma" holds a NUL character',
     ],
-  ])('rejects %j naming the record', (document, message) => {
-    expect(() => parseImportDocument(document)).toThrow(message);
+  ])('rejects %j naming the record, writing nothing', async (document, message) => {
+    const before = await store.db.selectFrom('respondents').select('id').execute();
+    expect(await rejection(document)).toContain(message);
+    expect(await store.db.selectFrom('respondents').select('id').execute()).toEqual(before);
   });
 
-  it('reports every bad record, up to twenty, in one message', () => {
+  it('reports every bad record, up to twenty, in one message', async () => {
     const respondents = Array.from({ length: 25 }, (_, i) => ({
       ...respondent,
       id: `r${i}`,
       attendanceStatus: 'LATE',
     }));
-    let message = '';
-    try {
-      parseImportDocument({ respondents });
-    } catch (error) {
-      message = (error as Error).message;
-    }
+    const message = await rejection({ campaigns: [campaign], respondents });
     expect(message).toContain('respondents[0] (id r0)');
     expect(message).toContain('respondents[19] (id r19)');
     expect(message).not.toContain('respondents[20] (id r20)');
     expect(message).toContain('… and 5 more');
+  });
+
+  it('names a respondent id used twice, in one batch or across batches', async () => {
+    const rows = Array.from({ length: 1_200 }, (_, i) => ({ ...respondent, id: `many-${i}` }));
+    const message = await rejection({
+      campaigns: [campaign],
+      respondents: [...rows, { ...respondent, id: 'many-3' }, { id: 'many-1100', deleted: true }],
+    });
+    expect(message).toContain(
+      'respondents[1200] (id many-3): id also used by respondents[3] (id many-3)',
+    );
+    expect(message).toContain(
+      'respondents[1201] (id many-1100): id also used by respondents[1100] (id many-1100)',
+    );
   });
 });
