@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { ImportItem } from '../import/import-sources.ts';
+import { counted } from './plural.ts';
 
 /** A bar on a terminal is redrawn this often; elsewhere a line is written this often. */
 const BAR_EVERY_MS = 200;
@@ -17,7 +18,6 @@ export interface ImportProgressOptions {
 }
 
 const megabytes = (bytes: number) => `${(bytes / 1e6).toFixed(bytes < 10e6 ? 1 : 0)} MB`;
-const records = (count: number) => `${count.toLocaleString('en')} record${count === 1 ? '' : 's'}`;
 
 /**
  * Hands the items on unchanged and says how far the reading is: how much of the file is read and
@@ -38,7 +38,7 @@ export function withImportProgress(
     const read = bytesRead();
     const seconds = Math.round((clock.now() - started) / 1000);
     const size = totalBytes ? ` of ${megabytes(totalBytes)}` : '';
-    return `import: read ${megabytes(read)}${size}, ${records(count)}, ${seconds} s`;
+    return `import: read ${megabytes(read)}${size}, ${counted(count, 'record')}, ${seconds} s`;
   };
   const show = () => {
     shownOnce = true;
@@ -52,7 +52,7 @@ export function withImportProgress(
     drawn = true;
   };
 
-  async function* counted(): AsyncGenerator<ImportItem[]> {
+  async function* reported(): AsyncGenerator<ImportItem[]> {
     for await (const batch of batches) {
       for (const item of batch) if (item.kind !== 'problem') count += 1;
       const now = clock.now();
@@ -75,7 +75,7 @@ export function withImportProgress(
   }
 
   return {
-    batches: counted(),
+    batches: reported(),
     done: () => {
       if (drawn) write('\n');
     },

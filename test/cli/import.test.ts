@@ -98,7 +98,7 @@ describe.each(ENGINES)('hadir import on %s', (engine) => {
       ])}\n\n`,
     });
     expect(second.stderr).toBe('');
-    expect(second.stdout).toBe('imported 0 campaigns (1 deleted) and 1 respondents (1 deleted)\n');
+    expect(second.stdout).toBe('imported 0 campaigns (1 deleted) and 1 respondent (1 deleted)\n');
     expect(await storedRows(databaseUrl)).toEqual({
       respondents: ['a/a1', 'a/a3', 'b/b1'],
       campaigns: ['a:2', 'b:1 deleted'],
@@ -140,7 +140,7 @@ describe.each(ENGINES)('hadir import on %s', (engine) => {
     const imported = await runHadirInProcess(['import', whole], { databaseUrl });
     expect(imported.stderr).toBe('');
     expect(imported.stdout).toBe(
-      'imported 2 campaigns (0 deleted) and 1100 respondents (0 deleted)\n',
+      'imported 2 campaigns (0 deleted) and 1,100 respondents (0 deleted)\n',
     );
     expect((await storedRows(databaseUrl)).campaigns).toEqual(['later:550', 'latest:550']);
   });
@@ -239,7 +239,7 @@ describe('hadir import progress', () => {
     expect(lines[0]).toMatch(/^import: read \d+\.\d MB of \d+\.\d MB, [\d,]+ records, \d+ s$/);
     expect(lines.at(-1)).toBe('import: read everything; checking and committing');
     expect(result.stdout).toBe(
-      'imported 1 campaigns (0 deleted) and 20000 respondents (0 deleted)\n',
+      'imported 1 campaign (0 deleted) and 20,000 respondents (0 deleted)\n',
     );
   });
 

@@ -3,6 +3,7 @@ import { createAccount, listAccounts, setAccountActive } from '../../accounts/ac
 import { resetPasswordByOperator } from '../../portal/password-reset.ts';
 import { unlockSignIn } from '../../portal/sign-in.ts';
 import { type Command, type Context, required, withStore } from '../command.ts';
+import { counted } from '../plural.ts';
 import { UsageError } from '../usage-error.ts';
 
 /**
@@ -102,7 +103,7 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
       const text = accounts
         .map(
           (account) =>
-            `${account.email}  ${account.status}${account.mustChangePassword ? ' (must change password)' : ''}  ${account.liveKeys} live key${account.liveKeys === 1 ? '' : 's'}  created ${account.createdAt}`,
+            `${account.email}  ${account.status}${account.mustChangePassword ? ' (must change password)' : ''}  ${counted(account.liveKeys, 'live key')}  created ${account.createdAt}`,
         )
         .join('\n');
       return { json: { accounts }, text: text || 'no accounts' };

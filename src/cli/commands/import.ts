@@ -9,6 +9,7 @@ import {
 } from '../../import/import-sources.ts';
 import { type Command, type Context, onePositional, withStore } from '../command.ts';
 import { withImportProgress } from '../import-progress.ts';
+import { counted } from '../plural.ts';
 import { UsageError } from '../usage-error.ts';
 
 type Format = 'json' | 'jsonl';
@@ -72,14 +73,15 @@ async function* readItems(
 }
 
 function describeCounts(counts: ImportCounts): string {
+  const { campaigns, respondents } = counts;
   const { ipAddress, token, guestToken } = counts.dropped;
   const dropped =
     ipAddress + token + guestToken === 0
       ? ''
-      : `\ndropped ${ipAddress} ipAddress, ${token} token and ${guestToken} guestToken values: they are never served, so they are not kept`;
+      : `\ndropped ${ipAddress.toLocaleString('en')} ipAddress, ${token.toLocaleString('en')} token and ${guestToken.toLocaleString('en')} guestToken values: they are never served, so they are not kept`;
   return (
-    `imported ${counts.campaigns.upserted} campaigns (${counts.campaigns.deleted} deleted) and ` +
-    `${counts.respondents.upserted} respondents (${counts.respondents.deleted} deleted)${dropped}`
+    `imported ${counted(campaigns.upserted, 'campaign')} (${campaigns.deleted} deleted) and ` +
+    `${counted(respondents.upserted, 'respondent')} (${respondents.deleted.toLocaleString('en')} deleted)${dropped}`
   );
 }
 
