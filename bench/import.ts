@@ -17,7 +17,7 @@ import {
 export interface ImportRow {
   engine: Engine;
   format: 'json' | 'jsonl';
-  /** `bin/hadir`'s heap settings for an import, or V8's own sizing (the settings switched off). */
+  /** `bin/hadir`'s young generation for an import, or V8's own (the setting switched off). */
   heap: 'import settings' | 'V8 defaults';
   records: number;
   fileBytes: number;
@@ -28,7 +28,7 @@ export interface ImportRow {
 const IMPORT_CAMPAIGNS = 10;
 const ROOT = new URL('..', import.meta.url).pathname;
 const HADIR = join(ROOT, 'bin', 'hadir');
-/** The CLI as bin/hadir starts it, without its heap settings. */
+/** The CLI as bin/hadir starts it, without the young-generation size it gives an import. */
 const PLAIN_CLI = [
   join(ROOT, 'node_modules', '.bin', 'node'),
   '--import',

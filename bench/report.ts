@@ -281,7 +281,7 @@ export function renderMarkdown(report: Report): string {
       '',
       '## Import',
       '',
-      'A generated export of a million respondents, imported by `hadir import` into an empty database, in a process of its own. Target: peak RSS ≤ 250 MB. The last row switches off the heap settings `bin/hadir` gives an import, to show whether they still pay.',
+      'A generated export of a million respondents, imported by `hadir import` into an empty database, in a process of its own. Target: peak RSS ≤ 250 MB. The last row starts the CLI without the young-generation size `bin/hadir` gives an import, to show whether it still pays.',
       '',
       ...table(
         [

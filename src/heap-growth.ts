@@ -3,12 +3,12 @@ import v8 from 'node:v8';
 /**
  * How far V8 lets the heap grow past what its last full collection kept, in percent. Left alone,
  * V8 sizes that step from the machine's memory: on a large machine it lets a busy server's heap
- * reach up to four times its live data before collecting it, so memory climbs from one workload
- * to the next without ever being needed. Half the live data again is the smallest step that keeps
- * the benchmark's server within its memory target at little cost in throughput (measured in
+ * (or a long import's) reach up to four times its live data before collecting it, so memory
+ * climbs without ever being needed. Half the live data again is the smallest step that keeps the
+ * benchmark's server within its memory target at little cost in throughput (measured in
  * docs/performance.md).
  */
-export const SERVER_HEAP_GROWING_PERCENT = 50;
+export const HEAP_GROWING_PERCENT = 50;
 
 const HEAP_SIZING_FLAG =
   /^--(heap[-_]growing[-_]percent|max[-_]old[-_]space[-_]size|max[-_]heap[-_]size)(=|$)/;
@@ -19,15 +19,15 @@ export function operatorSizedHeap(execArgv: readonly string[], nodeOptions: stri
 }
 
 /**
- * Applies SERVER_HEAP_GROWING_PERCENT to this process, unless the operator sized the heap
+ * Applies HEAP_GROWING_PERCENT to this process (a server, an import), unless the operator sized the heap
  * themselves. V8 reads this flag each time it sets the next collection's threshold, so setting it
  * once the process runs takes effect (unlike the sizes fixed when the heap is created).
  */
-export function boundServerHeapGrowth(
+export function boundHeapGrowth(
   execArgv: readonly string[] = process.execArgv,
   nodeOptions: string = process.env.NODE_OPTIONS ?? '',
 ): boolean {
   if (operatorSizedHeap(execArgv, nodeOptions)) return false;
-  v8.setFlagsFromString(`--heap-growing-percent=${SERVER_HEAP_GROWING_PERCENT}`);
+  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   return true;
 }

@@ -1,5 +1,6 @@
 import { closeSync, createReadStream, fstatSync, openSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { boundHeapGrowth } from '../../heap-growth.ts';
 import { type ImportCounts, importRecords } from '../../import/import.service.ts';
 import {
   type ImportItem,
@@ -94,6 +95,8 @@ export const IMPORT_COMMANDS: Record<string, Command> = {
     options: { format: { type: 'string' } },
     async run(context) {
       const source = onePositional(context, 'FILE (or - for standard input)');
+      // A file of any size goes through a small working set: V8 need not hold more.
+      boundHeapGrowth();
       const format = formatOption(context, source);
       const name = source === '-' ? 'standard input' : source;
       const { stream, size } = openSource(context, source);

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { boundServerHeapGrowth } from '../../heap-growth.ts';
+import { boundHeapGrowth } from '../../heap-growth.ts';
 import { type Command, serverConfig } from '../command.ts';
 
 const serveOptions = {
@@ -16,7 +16,7 @@ export const SERVING_COMMANDS: Record<string, Command> = {
     options: serveOptions,
     async run(context) {
       const config = serverConfig(context);
-      boundServerHeapGrowth();
+      boundHeapGrowth();
       // The server's modules load only for the commands that serve, keeping the others quick.
       if (config.workers > 1 && cluster.isPrimary) {
         const { runCluster } = await import('../../cluster.ts');
