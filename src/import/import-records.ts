@@ -15,6 +15,13 @@ export interface CampaignField {
   type: FieldType;
 }
 
+/** `{ "id": …, "deleted": true }`, of a campaign or a respondent. */
+export interface Deletion {
+  kind: 'delete';
+  id: string;
+  where: string;
+}
+
 export type CampaignEntry =
   | {
       kind: 'upsert';
@@ -28,7 +35,7 @@ export type CampaignEntry =
       /** Where it is in its file, for problem reports: `campaigns[0] (id c1)`. */
       where: string;
     }
-  | { kind: 'delete'; id: string; where: string };
+  | Deletion;
 
 export type RespondentEntry =
   | {
@@ -42,7 +49,7 @@ export type RespondentEntry =
       /** Where it is in its file, for problem reports: `respondents[5] (id r5)`, `line 12 (id r5)`. */
       where: string;
     }
-  | { kind: 'delete'; id: string; where: string };
+  | Deletion;
 
 /**
  * Values the platform's export carries that the service never serves (spec, Respondent): the
@@ -206,7 +213,7 @@ interface OpenedRecord {
   where: string;
   id: string;
   record: Json;
-  deletion?: { kind: 'delete'; id: string; where: string };
+  deletion?: Deletion;
 }
 
 /**

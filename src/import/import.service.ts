@@ -20,6 +20,7 @@ import {
   type CampaignEntry,
   checkCampaign,
   checkRespondent,
+  type Deletion,
   type DroppedValues,
   type RespondentEntry,
 } from './import-records.ts';
@@ -33,7 +34,6 @@ export interface ImportCounts {
 }
 
 type RespondentUpsert = Extract<RespondentEntry, { kind: 'upsert' }>;
-type RespondentDeletion = Extract<RespondentEntry, { kind: 'delete' }>;
 
 /** How many respondents of one campaign the import names, and where the first few are. */
 interface References {
@@ -51,14 +51,13 @@ const PLACES_KEPT = 20;
 class ImportRun {
   readonly problems = new Problems();
   readonly dropped: DroppedValues = { ipAddress: 0, token: 0, guestToken: 0 };
-  private readonly campaignPlaces = new Map<string, string>();
-  private readonly upsertedCampaigns = new Set<string>();
-  private readonly deletedCampaigns = new Set<string>();
+  /** The file's campaigns by id: where each is and whether it is upserted or deleted. */
+  private readonly campaigns = new Map<string, Pick<CampaignEntry, 'kind' | 'where'>>();
   private readonly liveInStore = new Map<string, boolean>();
   private readonly references = new Map<string, References>();
   private readonly waiting = new Map<string, RespondentUpsert[]>();
   private upserts: RespondentUpsert[] = [];
-  private deletions: RespondentDeletion[] = [];
+  private deletions: Deletion[] = [];
   private readonly counts = { campaignsDeleted: 0, respondentsUpserted: 0, respondentsDeleted: 0 };
 
   constructor(
@@ -89,20 +88,18 @@ class ImportRun {
   }
 
   private async takeCampaign(entry: CampaignEntry): Promise<void> {
-    const first = this.campaignPlaces.get(entry.id);
+    const first = this.campaigns.get(entry.id);
     if (first !== undefined && entry.id !== '') {
-      this.problems.add(entry.where, `id also used by ${first}`);
+      this.problems.add(entry.where, `id also used by ${first.where}`);
       return;
     }
-    this.campaignPlaces.set(entry.id, entry.where);
+    this.campaigns.set(entry.id, { kind: entry.kind, where: entry.where });
     if (entry.kind === 'delete') {
-      this.deletedCampaigns.add(entry.id);
       if (!this.problems.any) {
         this.counts.campaignsDeleted += await markCampaignDeleted(this.db, entry.id, this.now);
       }
       return;
     }
-    this.upsertedCampaigns.add(entry.id);
     if (this.problems.any) return;
     await upsertCampaign(this.db, entry, this.now);
     if (entry.fields) await replaceCampaignFields(this.db, entry.id, entry.fields);
@@ -170,14 +167,18 @@ class ImportRun {
     else this.waiting.set(entry.campaignId, [entry]);
   }
 
+  private inFile(campaignId: string, kind: CampaignEntry['kind']): boolean {
+    return this.campaigns.get(campaignId)?.kind === kind;
+  }
+
   private isKnown(campaignId: string): boolean {
-    return this.upsertedCampaigns.has(campaignId) || this.liveInStore.get(campaignId) === true;
+    return this.inFile(campaignId, 'upsert') || this.liveInStore.get(campaignId) === true;
   }
 
   /** Asks the store once about each campaign not asked about before. */
   private async lookUpCampaigns(ids: string[]): Promise<void> {
     const unasked = [...new Set(ids)].filter(
-      (id) => id !== '' && !this.upsertedCampaigns.has(id) && !this.liveInStore.has(id),
+      (id) => id !== '' && !this.inFile(id, 'upsert') && !this.liveInStore.has(id),
     );
     if (unasked.length === 0) return;
     const live = await findLiveCampaignIds(this.db, unasked);
@@ -189,7 +190,7 @@ class ImportRun {
     await this.flush();
     await this.lookUpCampaigns([...this.references.keys()]);
     for (const [campaignId, references] of this.references) {
-      if (this.isKnown(campaignId) && !this.deletedCampaigns.has(campaignId)) continue;
+      if (this.isKnown(campaignId) && !this.inFile(campaignId, 'delete')) continue;
       for (const place of references.places) {
         this.problems.add(place, `campaign ${campaignId} does not exist`);
       }
@@ -198,7 +199,11 @@ class ImportRun {
     this.problems.throwIfAny();
     await dropNamedIds(this.db, this.engine);
     const counts: ImportCounts = {
-      campaigns: { upserted: this.upsertedCampaigns.size, deleted: this.counts.campaignsDeleted },
+      campaigns: {
+        upserted: [...this.campaigns.values()].filter((campaign) => campaign.kind === 'upsert')
+          .length,
+        deleted: this.counts.campaignsDeleted,
+      },
       respondents: {
         upserted: this.counts.respondentsUpserted,
         deleted: this.counts.respondentsDeleted,

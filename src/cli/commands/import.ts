@@ -61,7 +61,7 @@ async function* readItems(
     yield [{ kind: 'problem', where: name, what: 'is empty' }];
     return;
   }
-  async function* counted(): AsyncGenerator<Buffer> {
+  async function* countedChunks(): AsyncGenerator<Buffer> {
     counter.bytes += first.value.length;
     yield first.value;
     for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
@@ -70,7 +70,7 @@ async function* readItems(
     }
   }
   const jsonLines = format === undefined ? looksLikeJsonLines(first.value) : format === 'jsonl';
-  yield* jsonLines ? jsonLinesItems(counted()) : jsonDocumentItems(name, counted());
+  yield* jsonLines ? jsonLinesItems(countedChunks()) : jsonDocumentItems(name, countedChunks());
 }
 
 function describeCounts(counts: ImportCounts): string {
