@@ -60,6 +60,7 @@ export async function startHadir(
     env: {
       ...process.env,
       NODE_ENV: 'production',
+      PUBLIC_URL: 'https://hadir.example.com',
       // The bench's requests carry X-Forwarded-Proto: https, as the proxy would add it.
       TRUST_PROXY: '127.0.0.1',
       LOG_LEVEL: 'info',

@@ -22,7 +22,12 @@ const app = await buildApp({
     cursorKey: Buffer.alloc(32),
   },
   mailer: { send: async () => {}, close: () => {} },
-  portal: { sessionIdleMs: 1, sessionAbsoluteMs: 1, addressAttemptsPerMinute: 1 },
+  portal: {
+    publicUrl: () => 'http://127.0.0.1:3000',
+    sessionIdleMs: 1,
+    sessionAbsoluteMs: 1,
+    addressAttemptsPerMinute: 1,
+  },
 });
 await app.ready();
 writeFileSync(OPENAPI_FILE, buildReference(app.swagger()).openapi.body);

@@ -144,7 +144,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     portalPages({
       portal,
       clock: deps.clock,
-      secureCookies: Boolean(deps.tls) || deps.requireForwardedHttps === true,
+      publicUrl: deps.portal.publicUrl,
+      sessionAbsoluteMs: deps.portal.sessionAbsoluteMs,
       ...(deps.mailer.outboxFolder ? { outboxFolder: deps.mailer.outboxFolder } : {}),
     }),
     { prefix: PORTAL_PATH },

@@ -21,6 +21,12 @@ export interface Config {
    * or comma-separated proxy addresses or subnets. Off by default.
    */
   readonly trustProxy: boolean | string;
+  /**
+   * Where holders reach the service, as they type it (https://hadir.example.com): links in mail
+   * and the portal's examples use it, never a request's Host header. Required in production; in
+   * development the address `serve` listens on.
+   */
+  readonly publicUrl?: string;
   /** SMTP server for one-time codes; without it, development mail goes to ./data/outbox. */
   readonly smtpUrl?: string;
   readonly mailFrom: string;
@@ -103,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: readLogFormat(env),
     production: env.NODE_ENV === 'production',
     trustProxy: readTrustProxy(env.TRUST_PROXY),
+    ...(env.PUBLIC_URL ? { publicUrl: readPublicUrl(env.PUBLIC_URL) } : {}),
     ...(env.SMTP_URL ? { smtpUrl: env.SMTP_URL } : {}),
     mailFrom: env.MAIL_FROM || 'Hadir <no-reply@hadir.local>',
     ...(env.CODE_HMAC_SECRET ? { codeHmacSecret: env.CODE_HMAC_SECRET } : {}),
@@ -206,6 +213,66 @@ export function transportOf(config: Config): Transport {
   throw new ConfigError(
     'in production the service answers over HTTPS only: set TLS_CERT_FILE and TLS_KEY_FILE to serve it, or TRUST_PROXY to the proxy that terminates it',
   );
+}
+
+function readPublicUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(
+      `PUBLIC_URL must be an address such as https://hadir.example.com, got '${raw}'`,
+    );
+  }
+  if (
+    !['http:', 'https:'].includes(url.protocol) ||
+    url.pathname !== '/' ||
+    url.search ||
+    url.hash
+  ) {
+    throw new ConfigError(`PUBLIC_URL must be http(s)://host[:port] with no path, got '${raw}'`);
+  }
+  return url.origin;
+}
+
+/**
+ * The public address holders are sent to. In production it must be configured: a link built
+ * from a request's Host header could point a holder anywhere.
+ */
+export function publicUrlOf(config: Config): string | undefined {
+  if (config.publicUrl) return config.publicUrl;
+  if (config.production) {
+    throw new ConfigError(
+      'PUBLIC_URL must be set in production: the address holders reach the service at, e.g. https://hadir.example.com',
+    );
+  }
+  return undefined;
+}
+
+/**
+ * Development mail is kept in ./data/outbox and shown at /developer/portal/dev/mail to clients on
+ * this machine. That is safe only when the server listens on loopback alone and trusts no proxy
+ * (behind a proxy, every client arrives from the proxy's address); otherwise SMTP_URL is required.
+ */
+export function checkDevelopmentMail(config: Config): void {
+  if (config.smtpUrl) return;
+  if (config.production) {
+    throw new ConfigError('SMTP_URL must be set in production: one-time codes are sent by e-mail');
+  }
+  if (config.trustProxy !== false) {
+    throw new ConfigError(
+      'SMTP_URL must be set when TRUST_PROXY is set: the development mailbox cannot tell a proxied client from this machine',
+    );
+  }
+  if (!isLoopbackHost(config.host)) {
+    throw new ConfigError(
+      `SMTP_URL must be set when HOST is not a loopback address (HOST is ${config.host}): the development mailbox is for this machine only`,
+    );
+  }
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 function readRedisUrl(raw: string): string {

@@ -5,7 +5,13 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { AggregatorRegistry } from 'prom-client';
 import { buildApp } from './app.ts';
 import { systemClock } from './clock.ts';
-import { type Config, secretsFromConfig, transportOf } from './config.ts';
+import {
+  type Config,
+  checkDevelopmentMail,
+  publicUrlOf,
+  secretsFromConfig,
+  transportOf,
+} from './config.ts';
 import { openStore, type Store } from './db/connect.ts';
 import { migrateDatabase, migrateToLatest } from './db/migrate.ts';
 import { ConfigError } from './errors.ts';
@@ -35,6 +41,8 @@ export interface RunningServer {
 export async function startServer(config: Config): Promise<RunningServer> {
   // First: in production a start without HTTPS stops here, before anything is opened.
   const transport = transportOf(config);
+  const configuredPublicUrl = publicUrlOf(config);
+  checkDevelopmentMail(config);
   const tls = transport.kind === 'tls' ? readCertificate(transport) : undefined;
   const { logger, accessLogger } =
     config.logFormat === 'text'
@@ -60,6 +68,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     : undefined;
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   const metrics = new Metrics({ processMetrics: true });
+  let listeningUrl = `http://${config.host}:${config.port}`;
   const app = await buildApp({
     ...(readStore ? { readStore } : {}),
     ...(redis ? { redis } : {}),
@@ -76,12 +85,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
     secrets,
     mailer,
     portal: {
+      // Without PUBLIC_URL (development only), the address this server listens on.
+      publicUrl: () => configuredPublicUrl ?? listeningUrl,
       sessionIdleMs: config.sessionIdleMinutes * 60_000,
       sessionAbsoluteMs: config.sessionAbsoluteHours * 3_600_000,
       addressAttemptsPerMinute: ADDRESS_ATTEMPTS_PER_MINUTE,
     },
   });
   const address = await app.listen({ host: config.host, port: config.port });
+  listeningUrl = address.replace('[::1]', 'localhost');
   const stopReloading =
     transport.kind === 'tls'
       ? reloadCertificateOnHangUp(app.server as HttpsServer, transport, logger)

@@ -8,6 +8,13 @@ export async function findAccountByEmail(
   return db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst();
 }
 
+export async function findAccountById(
+  db: Kysely<Database>,
+  id: string,
+): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export async function insertAccount(db: Kysely<Database>, row: NewAccountRow): Promise<void> {
   await db.insertInto('accounts').values(row).execute();
 }

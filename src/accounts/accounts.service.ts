@@ -8,9 +8,9 @@ import { findAccountByEmail, insertAccount, setDeactivatedAt } from './accounts.
 import {
   generatePassword,
   hashPassword,
+  newPasswordProblem,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
-  passwordLength,
 } from './passwords.ts';
 
 /** E-mail addresses are compared without case; they are stored trimmed and lowercased. */
@@ -40,12 +40,21 @@ export async function createAccount(
   const email = normalizeEmail(input.email);
   assertEmail(email);
   const password = input.password ?? generatePassword();
-  const length = passwordLength(password);
-  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) {
-    throw new DomainError(
-      'invalid',
-      `a password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`,
-    );
+  // The portal's policy: a password the portal would refuse is refused here too.
+  switch (newPasswordProblem(password)) {
+    case 'length':
+      throw new DomainError(
+        'invalid',
+        `a password must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`,
+      );
+    case 'common':
+      throw new DomainError(
+        'invalid',
+        'that password is one of the most common passwords; choose another',
+      );
+    case 'same_as_current':
+    case undefined:
+      break;
   }
   const passwordHash = await hashPassword(password);
   const id = randomUUID();

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
+import { isCommonPassword } from './common-passwords.ts';
 
 /** argon2id with OWASP's baseline parameters: 19 MiB of memory, two passes, one lane. */
 export const PASSWORD_HASH_OPTIONS = {
@@ -37,4 +38,27 @@ export function passwordLength(password: string): number {
 /** A random password for a new account: 24 characters from 144 bits of the CSPRNG. */
 export function generatePassword(): string {
   return randomBytes(18).toString('base64url');
+}
+
+/** Why a new password is refused. */
+export type PasswordProblem = 'length' | 'same_as_current' | 'common';
+
+/**
+ * Why a new password is refused, by the one policy of the CLI, the portal and the account API;
+ * undefined when it is fine. A reset or a new account knows no current password to compare with.
+ */
+export function newPasswordProblem(
+  newPassword: string,
+  currentPassword?: string,
+): PasswordProblem | undefined {
+  const length = passwordLength(newPassword);
+  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) return 'length';
+  if (
+    currentPassword !== undefined &&
+    newPassword.normalize('NFKC') === currentPassword.normalize('NFKC')
+  ) {
+    return 'same_as_current';
+  }
+  if (isCommonPassword(newPassword)) return 'common';
+  return undefined;
 }

@@ -18,6 +18,7 @@ import * as answersAsText from './migrations/0003-answers-as-text.ts';
 import * as lockoutByProof from './migrations/0004-lockout-by-proof.ts';
 import * as dropNeverServed from './migrations/0005-drop-never-served.ts';
 import * as keyUsageDays from './migrations/0006-key-usage-days.ts';
+import * as challengedCodes from './migrations/0007-challenged-codes.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>;
@@ -33,6 +34,7 @@ const MIGRATIONS = {
   '0004-lockout-by-proof': lockoutByProof,
   '0005-drop-never-served': dropNeverServed,
   '0006-key-usage-days': keyUsageDays,
+  '0007-challenged-codes': challengedCodes,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {

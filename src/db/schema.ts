@@ -152,7 +152,12 @@ export interface OneTimeCodesTable {
   code_hmac: string;
   created_at: number;
   expires_at: number;
+  /** Tries by the client holding the code's challenge (see one-time-codes.ts). */
   attempts: Generated<number>;
+  /** Tries without the challenge: a budget of their own that never spends the one above. */
+  open_attempts: Generated<number>;
+  /** For sign-in codes: SHA-256 of the challenge handed to the client that proved the password. */
+  challenge_hash: Generated<string | null>;
   consumed_at: number | null;
   replaced_at: number | null;
 }

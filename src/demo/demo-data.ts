@@ -245,8 +245,7 @@ const CAMPAIGNS: DemoCampaign[] = [
 export const DEMO_SCOPES = [
   {
     campaignId: 'pernikahan-rina-bayu',
-    // ipAddress is allow-listed to show that it is still never returned.
-    fields: ['nama', 'jumlah_tamu', 'sesi', 'menu', 'alergi', 'ipAddress'],
+    fields: ['nama', 'jumlah_tamu', 'sesi', 'menu', 'alergi'],
   },
   {
     campaignId: 'gathering-nusantara-2026',

@@ -42,7 +42,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           'Errors are { "error": { "code", "message" } }. Bad parameters are 400 invalid_parameter. Every response carries X-Request-Id.',
           ...GUIDE.map((section) => `# ${section.title}\n\n${section.markdown}`),
         ].join('\n\n'),
-        license: { name: 'MIT', identifier: 'MIT' },
+        // The package is UNLICENSED: proprietary, all rights reserved (an SPDX LicenseRef).
+        license: { name: 'Proprietary, all rights reserved', identifier: 'LicenseRef-Proprietary' },
       },
       // Relative: the document is served by the service it describes, at whatever origin.
       servers: [{ url: '/', description: 'The service that serves this document.' }],

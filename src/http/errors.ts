@@ -82,8 +82,8 @@ function codeForClientError(status: number): ErrorCode {
 /** The longest path a 404 names back: enough to recognise, never a whole hostile URL. */
 const MAX_ECHOED_PATH = 120;
 
-/** A year: browsers that saw an HTTPS answer use nothing but HTTPS here for that long. */
-const HSTS = 'max-age=31536000';
+/** A year: browsers that saw an HTTPS answer use nothing but HTTPS here, and below, for that long. */
+const HSTS = 'max-age=31536000; includeSubDomains';
 
 /**
  * Headers every answer carries, whichever part of the service wrote it; an answer that went out

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { getAccountByEmail } from '../accounts/accounts.service.ts';
 import { recordAudit } from '../audit/audit.repository.ts';
+import { SECRET_FIELD_KEYS } from '../campaigns/field-projection.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/connect.ts';
 import type { ApiKeyRow, Database } from '../db/schema.ts';
@@ -109,6 +110,17 @@ async function validateScopes(
     campaignId: scope.campaignId,
     fields: [...new Set(scope.fields.map((field) => field.trim()).filter((field) => field !== ''))],
   }));
+  // Spec, Respondent: never returned. They are not even kept, so an allow-list naming one would
+  // only mislead whoever reads it.
+  const neverServed = cleaned
+    .flatMap((scope) => scope.fields)
+    .find((field) => SECRET_FIELD_KEYS.has(field));
+  if (neverServed !== undefined) {
+    throw new DomainError(
+      'invalid',
+      `${neverServed} is never stored or served, so no allow-list may name it`,
+    );
+  }
   if (fields === 'known') await requireKnownFields(db, cleaned);
   return cleaned;
 }

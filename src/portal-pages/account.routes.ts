@@ -1,50 +1,76 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
+import type { KeyOverview } from '../portal/key-overview.ts';
 import { PasswordRuleError } from '../portal/password-change.ts';
 import { clientOf } from '../portal/portal.routes.ts';
 import type { SessionPrincipal } from '../portal/portal.service.ts';
 import { isSteppedUp } from '../portal/step-up.ts';
-import { codeOf, formOf, statusOf } from './form-input.ts';
+import { codeOf, formOf, newPasswordOf, PasswordsDifferError } from './form-input.ts';
 import { PORTAL_PATH } from './layout.ts';
 import { pageErrorOf } from './page-errors.ts';
 import type { PageKit } from './page-kit.ts';
-import { devicesPage, passwordPage, startPage } from './pages/account.ts';
+import { devicesPage, notFoundPage, passwordPage, startPage } from './pages/account.ts';
 import {
   type KeyAction,
+  keyPage,
+  keyPath,
   keysPage,
   ROTATION_OVERLAPS,
   revealedPage,
+  rotateConfirmPage,
   rotatedPage,
   stepUpPage,
 } from './pages/keys.ts';
 
 const KEYS_PATH = `${PORTAL_PATH}/keys`;
+const HOUR_MS = 3_600_000;
 
 /** The signed-in holder's pages: keys (reveal, rotate, usage), devices, password, get started. */
 export function registerAccountRoutes(pages: FastifyInstance, kit: PageKit): void {
-  const { portal } = kit;
+  const { portal, cookies } = kit;
 
   pages.get('/', async (_request, reply) => reply.redirect(KEYS_PATH, 303));
 
-  const showKeys = async (
+  pages.get('/keys', async (request, reply) => {
+    const principal = await kit.holder(request, reply);
+    if (!principal) return reply;
+    const context = kit.context(request, reply, KEYS_PATH, principal);
+    const keys = await portal.keyOverview(principal);
+    return kit.send(reply, 200, keysPage(context, keys, kit.clock.now()));
+  });
+
+  /** The holder's key of this id, or undefined once a 404 page was sent. */
+  async function keyOf(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    principal: SessionPrincipal,
+  ): Promise<KeyOverview | undefined> {
+    const keyId = (request.params as { id: string }).id;
+    const key = (await portal.keyOverview(principal)).find((candidate) => candidate.id === keyId);
+    if (!key) {
+      kit.send(reply, 404, notFoundPage(kit.context(request, reply, KEYS_PATH, principal)));
+    }
+    return key;
+  }
+
+  const showKey = async (
     request: FastifyRequest,
     reply: FastifyReply,
     principal: SessionPrincipal,
     error?: unknown,
   ) => {
-    const context = kit.context(request, reply, KEYS_PATH, principal);
-    const keys = await portal.keyOverview(principal);
-    const state = error === undefined ? {} : { error: pageErrorOf(error, context.t) };
-    return kit.send(
-      reply,
-      error === undefined ? 200 : statusOf(error),
-      keysPage(context, keys, state),
-    );
+    const key = await keyOf(request, reply, principal);
+    if (!key) return reply;
+    const context = kit.context(request, reply, keyPath(key.id), principal);
+    const now = kit.clock.now();
+    if (error === undefined) return kit.send(reply, 200, keyPage(context, key, now));
+    const page = keyPage(context, key, now, { error: pageErrorOf(error, context.t) });
+    return kit.refuse(reply, error, page);
   };
 
-  pages.get('/keys', async (request, reply) => {
+  pages.get('/keys/:id', async (request, reply) => {
     const principal = await kit.holder(request, reply);
-    return principal ? showKeys(request, reply, principal) : reply;
+    return principal ? showKey(request, reply, principal) : reply;
   });
 
   /**
@@ -54,54 +80,78 @@ export function registerAccountRoutes(pages: FastifyInstance, kit: PageKit): voi
   async function withStepUp(
     request: FastifyRequest,
     reply: FastifyReply,
+    principal: SessionPrincipal,
     action: KeyAction,
     perform: (principal: SessionPrincipal) => Promise<FastifyReply>,
   ) {
-    let principal = await kit.holder(request, reply);
-    if (!principal) return reply;
     const typed = formOf(request).code;
-    const context = kit.context(request, reply, KEYS_PATH, principal);
+    const context = kit.context(request, reply, keyPath(action.keyId), principal);
     const client = clientOf(request);
+    let elevated = principal;
     try {
       if (typed) {
         const verified = await portal.redeemStepUp(principal, codeOf(typed), client);
-        principal = { ...principal, stepUpUntil: Date.parse(verified.validUntil) };
+        elevated = { ...principal, stepUpUntil: Date.parse(verified.validUntil) };
       } else if (!isSteppedUp(principal, kit.clock.now())) {
         await portal.requestStepUp(principal, client);
         return kit.send(reply, 200, stepUpPage(context, action));
       }
     } catch (error) {
       const message = pageErrorOf(error, context.t);
-      return kit.send(reply, statusOf(error), stepUpPage(context, action, message));
+      return kit.refuse(reply, error, stepUpPage(context, action, message));
     }
     try {
-      return await perform(principal);
+      return await perform(elevated);
     } catch (error) {
-      return showKeys(request, reply, principal, error);
+      return showKey(request, reply, elevated, error);
     }
   }
 
   pages.post('/keys/:id/reveal', async (request, reply) => {
+    const principal = await kit.holder(request, reply);
+    if (!principal) return reply;
     const keyId = (request.params as { id: string }).id;
-    return withStepUp(request, reply, { kind: 'reveal', keyId }, async (principal) => {
-      const { key } = await portal.revealKey(principal, keyId, clientOf(request));
-      const context = kit.context(request, reply, KEYS_PATH, principal);
-      return kit.send(reply, 200, revealedPage(context, key));
+    return withStepUp(request, reply, principal, { kind: 'reveal', keyId }, async (elevated) => {
+      const { key } = await portal.revealKey(elevated, keyId, clientOf(request));
+      const context = kit.context(request, reply, keyPath(keyId), elevated);
+      return kit.send(reply, 200, revealedPage(context, keyId, key));
     });
   });
 
+  // Rotation is said in words and confirmed before the step-up code is even asked for.
   pages.post('/keys/:id/rotate', async (request, reply) => {
-    const keyId = (request.params as { id: string }).id;
-    const asked = Number(formOf(request).overlapHours ?? 24);
+    const principal = await kit.holder(request, reply);
+    if (!principal) return reply;
+    const form = formOf(request);
+    const asked = Number(form.overlapHours ?? 24);
     const overlapHours = (ROTATION_OVERLAPS as readonly number[]).includes(asked) ? asked : 24;
+    if (form.confirmed !== '1') {
+      const key = await keyOf(request, reply, principal);
+      if (!key) return reply;
+      const context = kit.context(request, reply, keyPath(key.id), principal);
+      const oldKeyUntil = Math.min(key.expiresAt, kit.clock.now() + overlapHours * HOUR_MS);
+      return kit.send(reply, 200, rotateConfirmPage(context, key, overlapHours, oldKeyUntil));
+    }
+    const keyId = (request.params as { id: string }).id;
     return withStepUp(
       request,
       reply,
+      principal,
       { kind: 'rotate', keyId, overlapHours },
-      async (principal) => {
-        const rotated = await portal.rotateKey(principal, keyId, overlapHours, clientOf(request));
-        const context = kit.context(request, reply, KEYS_PATH, principal);
-        return kit.send(reply, 200, rotatedPage(context, rotated));
+      async (elevated) => {
+        const rotated = await portal.rotateKey(elevated, keyId, overlapHours, clientOf(request));
+        const oldKeyUntil = Date.parse(rotated.previousKeyValidUntil);
+        const context = kit.context(request, reply, keyPath(rotated.id), elevated);
+        return kit.send(
+          reply,
+          200,
+          rotatedPage(context, {
+            id: rotated.id,
+            key: rotated.key,
+            oldKeyUntil,
+            oldKeyStopped: oldKeyUntil <= kit.clock.now(),
+          }),
+        );
       },
     );
   });
@@ -129,7 +179,7 @@ export function registerAccountRoutes(pages: FastifyInstance, kit: PageKit): voi
       const context = kit.context(request, reply, `${PORTAL_PATH}/devices`, principal);
       const { data } = await portal.listDevices(principal);
       const message = pageErrorOf(error, context.t);
-      return kit.send(reply, statusOf(error), devicesPage(context, data, { error: message }));
+      return kit.refuse(reply, error, devicesPage(context, data, { error: message }));
     }
     return reply.redirect(`${PORTAL_PATH}/devices?done=revoked`, 303);
   });
@@ -151,21 +201,28 @@ export function registerAccountRoutes(pages: FastifyInstance, kit: PageKit): voi
     if (!principal) return reply;
     const form = formOf(request);
     try {
-      await portal.changePassword(
+      const changed = await portal.changePassword(
         principal,
-        { currentPassword: form.currentPassword ?? '', newPassword: form.newPassword ?? '' },
+        { currentPassword: form.currentPassword ?? '', newPassword: newPasswordOf(form) },
         clientOf(request),
       );
+      // The session goes on under its new token; the old cookie's token is refused from now on.
+      cookies.setSession(request, reply, changed.session);
       return reply.redirect(`${PORTAL_PATH}/password?done=changed`, 303);
     } catch (error) {
+      if (error instanceof ApiError && error.code === 'unauthorized') {
+        // Too many wrong current passwords: the session was ended; signing in again starts afresh.
+        cookies.clearSession(request, reply);
+        return reply.redirect(`${PORTAL_PATH}/sign-in?done=ended`, 303);
+      }
       const context = kit.context(request, reply, `${PORTAL_PATH}/password`, principal);
       const state =
-        error instanceof PasswordRuleError
+        error instanceof PasswordRuleError || error instanceof PasswordsDifferError
           ? { newError: pageErrorOf(error, context.t) }
           : error instanceof ApiError && error.code === 'invalid_credentials'
             ? { currentError: context.t.errors.current_wrong }
             : { error: pageErrorOf(error, context.t) };
-      return kit.send(reply, statusOf(error), passwordPage(context, state));
+      return kit.refuse(reply, error, passwordPage(context, state));
     }
   });
 
@@ -173,6 +230,6 @@ export function registerAccountRoutes(pages: FastifyInstance, kit: PageKit): voi
     const principal = await kit.holder(request, reply);
     if (!principal) return reply;
     const context = kit.context(request, reply, `${PORTAL_PATH}/start`, principal);
-    return kit.send(reply, 200, startPage(context, `${request.protocol}://${request.host}`));
+    return kit.send(reply, 200, startPage(context, kit.publicUrl()));
   });
 }

@@ -5,51 +5,81 @@ import type { PortalService, SessionPrincipal } from '../portal/portal.service.t
 import { DEVICE_TTL_MS } from '../portal/trusted-devices.ts';
 import { PORTAL_PATH } from './layout.ts';
 
+const NAMES = {
+  session: 'hadir_session',
+  device: 'hadir_device',
+  csrf: 'hadir_csrf',
+  language: 'hadir_language',
+} as const;
+type CookieName = keyof typeof NAMES;
+
 /**
  * The browser's side of a portal session: the same session the API's bearer tokens use, held in
- * an HttpOnly cookie. Over HTTPS the cookies carry the `__Host-` prefix and `Secure`; a server on
- * plain HTTP (development, answering loopback only) drops both, since a browser keeps neither
- * over HTTP.
+ * an HttpOnly cookie. Whenever the request came over HTTPS (to this server, or to a trusted proxy
+ * that says so), every cookie carries the `__Host-` prefix and `Secure`; a request over plain
+ * HTTP (development, answered for loopback clients only) gets neither, since a browser keeps
+ * neither over HTTP.
  */
-export function browserCookies(secure: boolean, clock: Clock) {
-  const prefix = secure ? '__Host-' : '';
-  const names = {
-    session: `${prefix}hadir_session`,
-    device: `${prefix}hadir_device`,
-    csrf: `${prefix}hadir_csrf`,
-    language: `${prefix}hadir_language`,
-  };
-  const base = { path: '/', httpOnly: true, secure, sameSite: 'lax' as const };
+export function browserCookies(clock: Clock) {
+  const isHttps = (request: FastifyRequest) => request.protocol === 'https';
+  const nameOf = (request: FastifyRequest, cookie: CookieName) =>
+    `${isHttps(request) ? '__Host-' : ''}${NAMES[cookie]}`;
+  const optionsOf = (request: FastifyRequest) => ({
+    path: '/',
+    httpOnly: true,
+    secure: isHttps(request),
+    sameSite: 'lax' as const,
+  });
+  const read = (request: FastifyRequest, cookie: CookieName): string | undefined =>
+    request.cookies?.[nameOf(request, cookie)];
+  const write = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    cookie: CookieName,
+    value: string,
+    maxAgeSeconds?: number,
+  ) =>
+    reply.setCookie(nameOf(request, cookie), value, {
+      ...optionsOf(request),
+      ...(maxAgeSeconds === undefined ? {} : { maxAge: maxAgeSeconds }),
+    });
 
   return {
-    names,
-    /** What every cookie of the portal is set with (the CSRF plugin's too). */
-    base,
+    nameOf,
 
-    setSession(reply: FastifyReply, session: { token: string; expiresAt: string }): void {
+    setSession(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      session: { token: string; expiresAt: string },
+    ): void {
       const maxAge = Math.max(0, Math.floor((Date.parse(session.expiresAt) - clock.now()) / 1000));
-      reply.setCookie(names.session, session.token, { ...base, maxAge });
+      write(request, reply, 'session', session.token, maxAge);
     },
 
-    clearSession(reply: FastifyReply): void {
-      reply.clearCookie(names.session, base);
+    sessionToken: (request: FastifyRequest) => read(request, 'session'),
+
+    clearSession(request: FastifyRequest, reply: FastifyReply): void {
+      reply.clearCookie(nameOf(request, 'session'), optionsOf(request));
     },
 
     /** A trusted device's token, kept by the browser for the device's 30 days. */
-    setDevice(reply: FastifyReply, token: string): void {
-      reply.setCookie(names.device, token, { ...base, maxAge: Math.floor(DEVICE_TTL_MS / 1000) });
+    setDevice(request: FastifyRequest, reply: FastifyReply, token: string): void {
+      write(request, reply, 'device', token, Math.floor(DEVICE_TTL_MS / 1000));
     },
 
-    deviceToken(request: FastifyRequest): string | undefined {
-      return request.cookies[names.device];
+    deviceToken: (request: FastifyRequest) => read(request, 'device'),
+
+    setLanguage(request: FastifyRequest, reply: FastifyReply, language: string): void {
+      write(request, reply, 'language', language, 365 * 24 * 3600);
     },
 
-    setLanguage(reply: FastifyReply, language: string): void {
-      reply.setCookie(names.language, language, { ...base, maxAge: 365 * 24 * 3600 });
-    },
+    language: (request: FastifyRequest) => read(request, 'language'),
 
-    language(request: FastifyRequest): string | undefined {
-      return request.cookies?.[names.language];
+    /** The browser's CSRF secret (see csrf.ts): kept for the browser's session, never shown. */
+    csrfSecret: (request: FastifyRequest) => read(request, 'csrf'),
+
+    setCsrfSecret(request: FastifyRequest, reply: FastifyReply, secret: string): void {
+      write(request, reply, 'csrf', secret);
     },
 
     /** The holder behind the request's session cookie, or none when it is missing or has ended. */
@@ -57,7 +87,7 @@ export function browserCookies(secure: boolean, clock: Clock) {
       request: FastifyRequest,
       portal: PortalService,
     ): Promise<SessionPrincipal | undefined> {
-      const token = request.cookies[names.session];
+      const token = read(request, 'session');
       if (token === undefined) return undefined;
       try {
         return await portal.authenticateSession(token);
@@ -71,12 +101,16 @@ export function browserCookies(secure: boolean, clock: Clock) {
 
 export type BrowserCookies = ReturnType<typeof browserCookies>;
 
-/** A return address the language switch may send the browser to: a portal page, nothing else. */
+/**
+ * A return address the language switch may send the browser to: a portal page, in printable
+ * ASCII (as our own links are), nothing else.
+ */
 export function safeReturnPath(path: string | undefined): string {
   if (
     path &&
+    /^[\x21-\x7e]+$/.test(path) &&
     (path === PORTAL_PATH || path.startsWith(`${PORTAL_PATH}/`)) &&
-    !/[\\\s]|\/\//.test(path)
+    !/\\|\/\//.test(path)
   ) {
     return path;
   }

@@ -20,6 +20,16 @@ export function dateTime(language: Language, at: number | null): string {
   return `${DATE_TIMES[language].format(at)} WIB`;
 }
 
+const DATES: Record<Language, Intl.DateTimeFormat> = {
+  id: new Intl.DateTimeFormat('id-ID', { timeZone: 'Asia/Jakarta', dateStyle: 'medium' }),
+  en: new Intl.DateTimeFormat('en-GB', { timeZone: 'Asia/Jakarta', dateStyle: 'medium' }),
+};
+
+/** The Jakarta day of an instant, as "12 Mar 2027". */
+export function day(language: Language, at: number): string {
+  return DATES[language].format(at);
+}
+
 const DAYS: Record<Language, Intl.DateTimeFormat> = {
   id: new Intl.DateTimeFormat('id-ID', { timeZone: 'UTC', day: 'numeric', month: 'short' }),
   en: new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'short' }),

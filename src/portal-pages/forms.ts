@@ -42,11 +42,19 @@ export function field(options: FieldOptions): SafeHtml {
 }
 
 /** The 6-digit code field: pastes whole, fills from the mail on phones. */
-export function codeField(label: string, hint: string, error?: string, autofocus = true): SafeHtml {
+export function codeField(
+  label: string,
+  hint: string,
+  error?: string,
+  autofocus = true,
+  value?: string,
+): SafeHtml {
   return field({
     name: 'code',
     label,
     hint,
+    // What was typed stays in the field after an error, to be corrected rather than retyped.
+    ...(value ? { value } : {}),
     autocomplete: 'one-time-code',
     inputMode: 'numeric',
     // Room for a pasted "123 456"; the server keeps the digits.

@@ -1,3 +1,6 @@
+import type { ThrottleReason } from '../portal/portal-context.ts';
+import type { FormProblem } from './form-input.ts';
+
 /** The portal's languages: Indonesian first, as most holders read it; English for the rest. */
 export const LANGUAGES = ['id', 'en'] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -17,6 +20,26 @@ const en = {
   switchLanguage: 'Bahasa Indonesia',
   signedInAs: (email: string) => `Signed in as ${email}`,
   times: { never: 'never' },
+  /** A wait in words: seconds under a minute, then minutes, then hours (rounded up). */
+  duration: (seconds: number) => {
+    if (seconds < 60) return seconds === 1 ? '1 second' : `${seconds} seconds`;
+    if (seconds < 3600) {
+      const minutes = Math.ceil(seconds / 60);
+      return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+    }
+    const hours = Math.ceil(seconds / 3600);
+    return hours === 1 ? '1 hour' : `${hours} hours`;
+  },
+  /** Time left before something ends, for a status line ("ends in 3 hours"). */
+  timeLeft: (ms: number) => {
+    const hours = ms / 3_600_000;
+    if (hours < 1) {
+      const minutes = Math.max(1, Math.ceil(ms / 60_000));
+      return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+    }
+    if (hours < 48) return `${Math.floor(hours)} ${Math.floor(hours) === 1 ? 'hour' : 'hours'}`;
+    return `${Math.floor(hours / 24)} days`;
+  },
   signIn: {
     title: 'Sign in',
     email: 'E-mail address',
@@ -25,6 +48,11 @@ const en = {
     forgot: 'Forgot your password?',
     resetDone: 'Your password was reset. Sign in with the new one.',
     signedOut: 'You are signed out.',
+    sessionEnded:
+      'You were signed out after several wrong current passwords. Sign in again to change your password.',
+    resend: 'Send a new code',
+    resendHint: 'No mail after a minute? Check your spam folder, or have the code sent again.',
+    codeResent: 'We sent the code again. Use the newest mail.',
     codeTitle: 'Enter the code',
     codeIntro: (email: string) =>
       `We e-mailed a 6-digit code to ${email}. It is valid for 10 minutes.`,
@@ -42,70 +70,99 @@ const en = {
     submit: 'Send code',
     resetTitle: 'Set a new password',
     resetIntro: (email: string) =>
-      `If ${email} has an account, a code is on its way. It is valid for 10 minutes.`,
+      `If ${email} has an account, a code is on its way. It is valid for 10 minutes. The mail also holds a link that sets the password without the code.`,
     submitReset: 'Set password',
+    linkIntro: 'Choose a new password for your account.',
+    linkGone:
+      'This link has expired or was already used. Ask for a new one with "Forgot your password?" on the sign-in page.',
   },
   password: {
     title: 'Password',
     mustChange: 'Choose a new password before anything else: your operator set a temporary one.',
     current: 'Current password',
     new: 'New password',
+    again: 'New password, again',
     hint: '12 to 72 characters; not a common password. Other sessions and remembered devices end.',
     submit: 'Change password',
     changed: 'Your password was changed. Other sessions and remembered devices were signed out.',
   },
   keys: {
     title: 'API keys',
+    keyTitle: (name: string) => `Key: ${name}`,
     none: 'No keys yet. Your operator issues them.',
     lastFour: 'ends in',
     status: 'Status',
     created: 'Created',
     expires: 'Expires',
     lastUsed: 'Last used',
-    scope: 'Reads',
+    reads: 'What it reads',
     noScope: 'No campaigns: this key reads nothing.',
     campaignGone: (id: string) => `campaign ${id} (deleted)`,
-    fields: 'Fields',
+    totalsOnly: 'totals and attendance only',
     states: {
-      active: 'Active',
-      expiring_soon: (at: string) => `Expiring soon: ${at}`,
-      rotating_out: (until: string) => `Rotating out: valid until ${until}`,
+      active: (until: string) => `Active, expires ${until}`,
+      expiring_soon: (left: string, at: string) => `Active, ends in ${left} (${at})`,
+      rotating_out: (left: string, at: string) =>
+        `Replaced by a new key: stops working in ${left} (${at})`,
       expired: (at: string) => `Expired ${at}`,
       revoked: (at: string) => `Revoked ${at}`,
     },
-    reveal: 'Reveal',
-    rotate: 'Rotate',
-    overlap: 'Keep the old key working for',
-    overlaps: { 0: 'no time (stop now)', 1: '1 hour', 24: '24 hours', 168: '7 days' } as Record<
-      number,
-      string
-    >,
+    revealTitle: 'See the key',
+    revealIntro: 'Your operator issued this key for you to see once, here.',
+    reveal: 'Show the key',
+    rotateTitle: 'Replace the key',
+    rotateLegend: 'How long should the current key keep working?',
+    rotateIntro:
+      'You get a new key with the same access. Choose how long the current one keeps working, so you can put the new key into every system that uses it.',
+    rotateContinue: 'Continue',
+    overlaps: {
+      0: 'Stop it now',
+      1: '1 hour',
+      24: '24 hours',
+      168: '7 days',
+    } as Record<number, string>,
+    confirmTitle: (name: string) => `Replace ${name}?`,
+    confirmNow:
+      'Your current key will stop working immediately. Every system using it will fail until you put in the new key.',
+    confirmOverlap: (overlap: string, until: string) =>
+      `Your current key keeps working for ${overlap}, until ${until}. Put the new key into every system that uses it before then; after that, the current key stops working.`,
+    confirmNewKey: 'The new key is shown once, on the next page. Have a safe place ready for it.',
+    confirmSubmit: 'Replace the key',
+    confirmSubmitNow: 'Replace the key and stop the current one now',
     revealedTitle: 'Your key',
     once: 'Copy it now: you will not see this key again.',
     copy: 'Copy',
     copied: 'Copied',
     keyLabel: 'API key',
-    back: 'Back to keys',
+    back: 'All keys',
+    backToKey: 'Back to the key',
+    toNewKey: 'Go to the new key',
     rotatedTitle: 'New key issued',
-    oldValidUntil: (until: string) => `The old key keeps working until ${until}.`,
+    oldValidUntil: (until: string) =>
+      `Your old key keeps working until ${until}. Put the new key into every system that uses it before then.`,
+    oldStopped:
+      'Your old key has stopped working. Put the new key into every system that used the old one now.',
     stepUpTitle: 'Confirm it is you',
-    stepUpIntroReveal: 'We e-mailed you a 6-digit code. Enter it to reveal the key.',
-    stepUpIntroRotate: 'We e-mailed you a 6-digit code. Enter it to rotate the key.',
+    stepUpIntroReveal: 'We e-mailed you a 6-digit code. Enter it to see the key.',
+    stepUpIntroRotate: 'We e-mailed you a 6-digit code. Enter it to replace the key.',
     stepUpSubmit: 'Confirm',
     cancel: 'Cancel',
   },
   usage: {
     title: 'Usage, last 30 days',
     note: 'Counted by every server and saved once a minute: the newest requests appear within a minute or two.',
+    scale: (top: string) => `Requests per day (scale up to ${top})`,
+    tableTitle: 'Requests per day, newest first',
     day: 'Day',
     answered: 'Answered',
-    notModified: 'Not modified (304)',
-    rateLimited: 'Rate limited (429)',
+    notModified: 'Answered from cache',
+    notModifiedTerm: 'HTTP 304, not counted against the rate limit',
+    rateLimited: 'Refused because of the rate limit',
+    rateLimitedTerm: 'HTTP 429',
     errors: 'Errors',
     rows: 'Rows served',
     total: (requests: number, rows: number) =>
       `${requests.toLocaleString('en')} ${requests === 1 ? 'request' : 'requests'} and ${rows.toLocaleString('en')} ${rows === 1 ? 'row' : 'rows'} in 30 days`,
-    asTable: 'Show as a table',
   },
   devices: {
     title: 'Remembered devices',
@@ -125,6 +182,18 @@ const en = {
     llms: 'llms.txt, the reference for language models',
     skill: 'skill.zip, a packaged skill for coding agents',
     firstRequest: 'A first request (keep your key in an environment variable, never in code):',
+    yourKey: 'your key',
+    curlTitle: 'With curl',
+    sdkTitle: 'With the client SDK',
+    sdk: 'In Node.js, with @hadir/client: it pages, waits out rate limits and retries for you.',
+    syncTitle: 'With hadir-sync',
+    sync: 'Keep a copy of every campaign your key reads in SQLite (or PostgreSQL), and export it as CSV:',
+  },
+  notFound: {
+    title: 'Page not found',
+    text: 'There is no page at this address. It may have moved, or the link may be mistyped.',
+    backToKeys: 'Go to your keys',
+    backToSignIn: 'Go to the sign-in page',
   },
   devMail: {
     title: 'Development mailbox',
@@ -137,7 +206,31 @@ const en = {
   errors: {
     invalid_credentials: 'The e-mail address or password is wrong.',
     invalid_code: 'The code is wrong, used or expired. Request a new one if needed.',
-    rate_limited: (seconds: number) => `Too many attempts. Try again in ${seconds} seconds.`,
+    mismatch: 'The two new passwords differ. Type the same password in both fields.',
+    throttled: {
+      network: (wait: string) => `Too many attempts from this network. Try again in ${wait}.`,
+      password: (wait: string) =>
+        `Too many wrong passwords for this address from this network. Try again in ${wait}, or reset your password.`,
+      code_mails: (wait: string) =>
+        `Too many codes were e-mailed to this account. Use the newest code you received, or try again in ${wait}.`,
+      reset_codes: (wait: string) =>
+        `Too many wrong codes for this address. Use the link in the e-mail, or try again in ${wait}.`,
+    } as Record<ThrottleReason, (wait: string) => string>,
+    badFormTitle: 'This request cannot be read',
+    bad_form: (problem: FormProblem) => {
+      switch (problem.kind) {
+        case 'repeated':
+          return `The field “${problem.field}” was sent more than once. Send the form from its page.`;
+        case 'control':
+          return `The field “${problem.field}” holds a character that is not allowed (a control character).`;
+        case 'too_large':
+          return 'The form is larger than any page of the portal sends.';
+        case 'type':
+          return 'The portal takes forms as its pages send them (application/x-www-form-urlencoded), nothing else.';
+        case 'unreadable':
+          return 'The form could not be read. Send it from its page.';
+      }
+    },
     account_locked:
       'This account is locked after repeated unfinished sign-ins. Ask your operator to unlock it, or reset your password.',
     length: 'Use 12 to 72 characters.',
@@ -175,6 +268,17 @@ const id: Messages = {
   switchLanguage: 'English',
   signedInAs: (email) => `Masuk sebagai ${email}`,
   times: { never: 'belum pernah' },
+  duration: (seconds) => {
+    if (seconds < 60) return `${seconds} detik`;
+    if (seconds < 3600) return `${Math.ceil(seconds / 60)} menit`;
+    return `${Math.ceil(seconds / 3600)} jam`;
+  },
+  timeLeft: (ms) => {
+    const hours = ms / 3_600_000;
+    if (hours < 1) return `${Math.max(1, Math.ceil(ms / 60_000))} menit`;
+    if (hours < 48) return `${Math.floor(hours)} jam`;
+    return `${Math.floor(hours / 24)} hari`;
+  },
   signIn: {
     title: 'Masuk',
     email: 'Alamat e-mail',
@@ -183,6 +287,12 @@ const id: Messages = {
     forgot: 'Lupa kata sandi?',
     resetDone: 'Kata sandi Anda telah diatur ulang. Masuk dengan kata sandi baru.',
     signedOut: 'Anda telah keluar.',
+    sessionEnded:
+      'Anda dikeluarkan setelah beberapa kali salah memasukkan kata sandi saat ini. Masuk lagi untuk mengubah kata sandi.',
+    resend: 'Kirim kode baru',
+    resendHint:
+      'Belum ada e-mail setelah semenit? Periksa folder spam, atau minta kode dikirim lagi.',
+    codeResent: 'Kode telah dikirim lagi. Gunakan e-mail terbaru.',
     codeTitle: 'Masukkan kode',
     codeIntro: (email) => `Kami mengirim kode 6 digit ke ${email}. Kode berlaku 10 menit.`,
     code: 'Kode',
@@ -199,14 +309,18 @@ const id: Messages = {
     submit: 'Kirim kode',
     resetTitle: 'Buat kata sandi baru',
     resetIntro: (email) =>
-      `Jika ${email} memiliki akun, kode sedang dikirim. Kode berlaku 10 menit.`,
+      `Jika ${email} memiliki akun, kode sedang dikirim. Kode berlaku 10 menit. E-mail itu juga berisi tautan untuk membuat kata sandi tanpa kode.`,
     submitReset: 'Simpan kata sandi',
+    linkIntro: 'Buat kata sandi baru untuk akun Anda.',
+    linkGone:
+      'Tautan ini sudah kedaluwarsa atau sudah dipakai. Minta yang baru lewat "Lupa kata sandi?" di halaman masuk.',
   },
   password: {
     title: 'Kata sandi',
     mustChange: 'Buat kata sandi baru terlebih dahulu: operator Anda memberi kata sandi sementara.',
     current: 'Kata sandi saat ini',
     new: 'Kata sandi baru',
+    again: 'Kata sandi baru, sekali lagi',
     hint: '12 sampai 72 karakter; bukan kata sandi umum. Sesi lain dan perangkat yang diingat akan diakhiri.',
     submit: 'Ubah kata sandi',
     changed:
@@ -214,59 +328,81 @@ const id: Messages = {
   },
   keys: {
     title: 'Kunci API',
+    keyTitle: (name) => `Kunci: ${name}`,
     none: 'Belum ada kunci. Operator Anda yang menerbitkannya.',
     lastFour: 'berakhir dengan',
     status: 'Status',
     created: 'Dibuat',
     expires: 'Kedaluwarsa',
     lastUsed: 'Terakhir dipakai',
-    scope: 'Membaca',
+    reads: 'Yang dibaca',
     noScope: 'Tidak ada kampanye: kunci ini tidak membaca apa pun.',
     campaignGone: (campaignId) => `kampanye ${campaignId} (dihapus)`,
-    fields: 'Kolom',
+    totalsOnly: 'hanya total dan kehadiran',
     states: {
-      active: 'Aktif',
-      expiring_soon: (at) => `Segera kedaluwarsa: ${at}`,
-      rotating_out: (until) => `Sedang dirotasi: berlaku sampai ${until}`,
+      active: (until) => `Aktif, kedaluwarsa ${until}`,
+      expiring_soon: (left, at) => `Aktif, berakhir dalam ${left} (${at})`,
+      rotating_out: (left, at) => `Diganti kunci baru: berhenti bekerja dalam ${left} (${at})`,
       expired: (at) => `Kedaluwarsa ${at}`,
       revoked: (at) => `Dicabut ${at}`,
     },
-    reveal: 'Tampilkan',
-    rotate: 'Rotasi',
-    overlap: 'Kunci lama tetap berlaku selama',
+    revealTitle: 'Lihat kunci',
+    revealIntro: 'Operator menerbitkan kunci ini agar Anda lihat sekali, di sini.',
+    reveal: 'Tampilkan kunci',
+    rotateTitle: 'Ganti kunci',
+    rotateLegend: 'Berapa lama kunci saat ini tetap bekerja?',
+    rotateIntro:
+      'Anda mendapat kunci baru dengan akses yang sama. Pilih berapa lama kunci saat ini tetap bekerja, agar Anda sempat memasang kunci baru di setiap sistem yang memakainya.',
+    rotateContinue: 'Lanjut',
     overlaps: {
-      0: 'tidak sama sekali (berhenti sekarang)',
+      0: 'Hentikan sekarang',
       1: '1 jam',
       24: '24 jam',
       168: '7 hari',
     },
+    confirmTitle: (name) => `Ganti ${name}?`,
+    confirmNow:
+      'Kunci Anda saat ini akan langsung berhenti bekerja. Setiap sistem yang memakainya akan gagal sampai Anda memasang kunci baru.',
+    confirmOverlap: (overlap, until) =>
+      `Kunci Anda saat ini tetap bekerja selama ${overlap}, sampai ${until}. Pasang kunci baru di setiap sistem yang memakainya sebelum itu; setelahnya kunci saat ini berhenti bekerja.`,
+    confirmNewKey:
+      'Kunci baru ditampilkan sekali, di halaman berikutnya. Siapkan tempat aman untuk menyimpannya.',
+    confirmSubmit: 'Ganti kunci',
+    confirmSubmitNow: 'Ganti kunci dan hentikan yang sekarang',
     revealedTitle: 'Kunci Anda',
     once: 'Salin sekarang: kunci ini tidak akan ditampilkan lagi.',
     copy: 'Salin',
     copied: 'Tersalin',
     keyLabel: 'Kunci API',
-    back: 'Kembali ke daftar kunci',
+    back: 'Semua kunci',
+    backToKey: 'Kembali ke kunci',
+    toNewKey: 'Ke kunci baru',
     rotatedTitle: 'Kunci baru diterbitkan',
-    oldValidUntil: (until) => `Kunci lama tetap berlaku sampai ${until}.`,
+    oldValidUntil: (until) =>
+      `Kunci lama tetap bekerja sampai ${until}. Pasang kunci baru di setiap sistem yang memakainya sebelum itu.`,
+    oldStopped:
+      'Kunci lama sudah berhenti bekerja. Pasang kunci baru sekarang di setiap sistem yang memakai kunci lama.',
     stepUpTitle: 'Pastikan ini Anda',
-    stepUpIntroReveal:
-      'Kami mengirim kode 6 digit ke e-mail Anda. Masukkan untuk menampilkan kunci.',
-    stepUpIntroRotate: 'Kami mengirim kode 6 digit ke e-mail Anda. Masukkan untuk merotasi kunci.',
+    stepUpIntroReveal: 'Kami mengirim kode 6 digit ke e-mail Anda. Masukkan untuk melihat kunci.',
+    stepUpIntroRotate: 'Kami mengirim kode 6 digit ke e-mail Anda. Masukkan untuk mengganti kunci.',
     stepUpSubmit: 'Konfirmasi',
     cancel: 'Batal',
   },
   usage: {
     title: 'Pemakaian, 30 hari terakhir',
     note: 'Dihitung oleh setiap server dan disimpan sekali semenit: permintaan terbaru muncul dalam satu atau dua menit.',
+    scale: (top) => `Permintaan per hari (skala sampai ${top})`,
+    tableTitle: 'Permintaan per hari, terbaru dulu',
     day: 'Hari',
     answered: 'Dijawab',
-    notModified: 'Tidak berubah (304)',
-    rateLimited: 'Dibatasi (429)',
+    notModified: 'Dijawab dari cache',
+    notModifiedTerm: 'HTTP 304, tidak dihitung dalam batas permintaan',
+    rateLimited: 'Ditolak karena batas permintaan',
+    rateLimitedTerm: 'HTTP 429',
     errors: 'Galat',
     rows: 'Baris dikirim',
     total: (requests, rows) =>
       `${requests.toLocaleString('id')} permintaan dan ${rows.toLocaleString('id')} baris dalam 30 hari`,
-    asTable: 'Tampilkan sebagai tabel',
   },
   devices: {
     title: 'Perangkat yang diingat',
@@ -287,6 +423,18 @@ const id: Messages = {
     llms: 'llms.txt, referensi untuk model bahasa',
     skill: 'skill.zip, paket keterampilan untuk agen pemrograman',
     firstRequest: 'Permintaan pertama (simpan kunci di variabel lingkungan, jangan di kode):',
+    yourKey: 'kunci Anda',
+    curlTitle: 'Dengan curl',
+    sdkTitle: 'Dengan SDK klien',
+    sdk: 'Di Node.js, dengan @hadir/client: SDK mengurus halaman, batas permintaan dan pengulangan.',
+    syncTitle: 'Dengan hadir-sync',
+    sync: 'Simpan salinan setiap kampanye yang dibaca kunci Anda di SQLite (atau PostgreSQL), lalu ekspor sebagai CSV:',
+  },
+  notFound: {
+    title: 'Halaman tidak ditemukan',
+    text: 'Tidak ada halaman di alamat ini. Mungkin sudah pindah, atau tautannya salah ketik.',
+    backToKeys: 'Ke daftar kunci Anda',
+    backToSignIn: 'Ke halaman masuk',
   },
   devMail: {
     title: 'Kotak surat pengembangan',
@@ -299,7 +447,31 @@ const id: Messages = {
   errors: {
     invalid_credentials: 'Alamat e-mail atau kata sandi salah.',
     invalid_code: 'Kode salah, sudah dipakai, atau kedaluwarsa. Minta kode baru bila perlu.',
-    rate_limited: (seconds) => `Terlalu banyak percobaan. Coba lagi dalam ${seconds} detik.`,
+    mismatch: 'Kedua kata sandi baru berbeda. Ketik kata sandi yang sama di kedua kolom.',
+    throttled: {
+      network: (wait) => `Terlalu banyak percobaan dari jaringan ini. Coba lagi dalam ${wait}.`,
+      password: (wait) =>
+        `Terlalu banyak kata sandi salah untuk alamat ini dari jaringan ini. Coba lagi dalam ${wait}, atau atur ulang kata sandi.`,
+      code_mails: (wait) =>
+        `Terlalu banyak kode dikirim ke akun ini. Gunakan kode terbaru yang Anda terima, atau coba lagi dalam ${wait}.`,
+      reset_codes: (wait) =>
+        `Terlalu banyak kode salah untuk alamat ini. Gunakan tautan di e-mail, atau coba lagi dalam ${wait}.`,
+    },
+    badFormTitle: 'Permintaan ini tidak dapat dibaca',
+    bad_form: (problem) => {
+      switch (problem.kind) {
+        case 'repeated':
+          return `Kolom “${problem.field}” dikirim lebih dari sekali. Kirim formulir dari halamannya.`;
+        case 'control':
+          return `Kolom “${problem.field}” berisi karakter yang tidak diizinkan (karakter kontrol).`;
+        case 'too_large':
+          return 'Formulir ini lebih besar dari yang dikirim halaman portal mana pun.';
+        case 'type':
+          return 'Portal hanya menerima formulir seperti yang dikirim halamannya (application/x-www-form-urlencoded).';
+        case 'unreadable':
+          return 'Formulir tidak dapat dibaca. Kirim dari halamannya.';
+      }
+    },
     account_locked:
       'Akun ini dikunci setelah berulang kali masuk tanpa selesai. Minta operator membukanya, atau atur ulang kata sandi.',
     length: 'Gunakan 12 sampai 72 karakter.',

@@ -1,5 +1,7 @@
 import { ApiError } from '../errors.ts';
 import { PasswordRuleError } from '../portal/password-change.ts';
+import { RateLimitedError } from '../portal/portal-context.ts';
+import { PasswordsDifferError } from './form-input.ts';
 import type { Messages } from './messages.ts';
 
 /**
@@ -8,6 +10,10 @@ import type { Messages } from './messages.ts';
  */
 export function pageErrorOf(error: unknown, t: Messages): string {
   if (error instanceof PasswordRuleError) return t.errors[error.problem];
+  if (error instanceof PasswordsDifferError) return t.errors.mismatch;
+  if (error instanceof RateLimitedError) {
+    return t.errors.throttled[error.reason](t.duration(error.retryAfterSeconds));
+  }
   if (!(error instanceof ApiError)) throw error;
   switch (error.code) {
     case 'invalid_credentials':
@@ -20,7 +26,7 @@ export function pageErrorOf(error: unknown, t: Messages): string {
     case 'not_found':
       return t.errors[error.code];
     case 'rate_limited':
-      return t.errors.rate_limited(Number(error.headers['retry-after'] ?? 60));
+      return t.errors.throttled.network(t.duration(Number(error.headers['retry-after'] ?? 60)));
     default:
       throw error;
   }

@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
+import { ApiError } from '../errors.ts';
 import type { PortalService, SessionPrincipal } from '../portal/portal.service.ts';
 import type { BrowserCookies } from './browser-session.ts';
+import type { Csrf } from './csrf.ts';
 import type { SafeHtml } from './html.ts';
 import { type PageContext, PORTAL_PATH } from './layout.ts';
 import { LANGUAGES, type Language, MESSAGES } from './messages.ts';
@@ -10,7 +12,10 @@ import { LANGUAGES, type Language, MESSAGES } from './messages.ts';
 export interface PageKit {
   portal: PortalService;
   cookies: BrowserCookies;
+  csrf: Csrf;
   clock: Clock;
+  /** Where holders reach the service, from the configuration (never from a request header). */
+  publicUrl: () => string;
   devMailPath?: string;
   /** The language, CSRF token and holder a page is rendered with. */
   context(
@@ -29,6 +34,8 @@ export interface PageKit {
     options?: { allowedBeforePasswordChange?: boolean },
   ): Promise<SessionPrincipal | undefined>;
   send(reply: FastifyReply, status: number, page: SafeHtml): FastifyReply;
+  /** A page for a refused request: the refusal's status and headers (Retry-After on a 429). */
+  refuse(reply: FastifyReply, error: unknown, page: SafeHtml): FastifyReply;
 }
 
 const isLanguage = (value: unknown): value is Language => LANGUAGES.includes(value as Language);
@@ -36,10 +43,12 @@ const isLanguage = (value: unknown): value is Language => LANGUAGES.includes(val
 export function createPageKit(parts: {
   portal: PortalService;
   cookies: BrowserCookies;
+  csrf: Csrf;
   clock: Clock;
+  publicUrl: () => string;
   devMailPath?: string;
 }): PageKit {
-  const { portal, cookies } = parts;
+  const { portal, cookies, csrf } = parts;
   return {
     ...parts,
 
@@ -55,7 +64,7 @@ export function createPageKit(parts: {
         language,
         t: MESSAGES[language],
         // A request refused before the cookie plugin ran has no cookies, and needs no form.
-        csrfToken: request.cookies ? reply.generateCsrf() : '',
+        csrfToken: request.cookies ? csrf.token(request, reply) : '',
         here,
         ...(holder ? { holder: { email: holder.email, limited: holder.mustChangePassword } } : {}),
         ...(parts.devMailPath ? { devMailPath: parts.devMailPath } : {}),
@@ -77,6 +86,12 @@ export function createPageKit(parts: {
 
     send(reply, status, page) {
       return reply.code(status).type('text/html; charset=utf-8').send(page.text);
+    },
+
+    refuse(reply, error, page) {
+      if (!(error instanceof ApiError)) throw error;
+      reply.headers(error.headers);
+      return this.send(reply, error.status, page);
     },
   };
 }

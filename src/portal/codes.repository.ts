@@ -3,23 +3,6 @@ import type { CodePurpose, Database, OneTimeCodesTable } from '../db/schema.ts';
 
 export type CodeRow = Selectable<OneTimeCodesTable>;
 
-/** How many codes of a purpose the account was sent since an instant, and when the first was. */
-export async function codesSentSince(
-  db: Kysely<Database>,
-  accountId: string,
-  purpose: CodePurpose,
-  since: number,
-): Promise<{ count: number; oldest: number | null }> {
-  const row = await db
-    .selectFrom('one_time_codes')
-    .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.min('created_at').as('oldest')])
-    .where('account_id', '=', accountId)
-    .where('purpose', '=', purpose)
-    .where('created_at', '>', since)
-    .executeTakeFirstOrThrow();
-  return { count: Number(row.count), oldest: row.oldest === null ? null : Number(row.oldest) };
-}
-
 /** Stores a new code and retires every earlier open code of the same account and purpose. */
 export async function replaceCode(
   db: Kysely<Database>,
@@ -68,6 +51,65 @@ export async function takeCodeAttempt(
     .where('replaced_at', 'is', null)
     .executeTakeFirst();
   return result.numUpdatedRows === 1n;
+}
+
+/** Takes one try without the code's challenge, atomically; false when those tries are used up. */
+export async function takeOpenAttempt(
+  db: Kysely<Database>,
+  id: string,
+  maxAttempts: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('one_time_codes')
+    .set((eb) => ({ open_attempts: eb('open_attempts', '+', 1) }))
+    .where('id', '=', id)
+    .where('open_attempts', '<', maxAttempts)
+    .where('consumed_at', 'is', null)
+    .where('replaced_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+export async function findCode(db: Kysely<Database>, id: string): Promise<CodeRow | undefined> {
+  return db.selectFrom('one_time_codes').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Whether a sign-in code of the account was issued with this challenge since an instant, and
+ * none issued with it was redeemed yet (a challenge ends with the session it led to).
+ */
+export async function hasCodeWithChallenge(
+  db: Kysely<Database>,
+  accountId: string,
+  challengeHash: string,
+  since: number,
+): Promise<boolean> {
+  const rows = await db
+    .selectFrom('one_time_codes')
+    .select('consumed_at')
+    .where('account_id', '=', accountId)
+    .where('purpose', '=', 'login')
+    .where('challenge_hash', '=', challengeHash)
+    .where('created_at', '>', since)
+    .execute();
+  return rows.length > 0 && rows.every((row) => row.consumed_at === null);
+}
+
+/** Retires every open code of an account and purpose (a changed password voids a pending reset). */
+export async function retireOpenCodes(
+  db: Kysely<Database>,
+  accountId: string,
+  purpose: CodePurpose,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('one_time_codes')
+    .set({ replaced_at: now })
+    .where('account_id', '=', accountId)
+    .where('purpose', '=', purpose)
+    .where('consumed_at', 'is', null)
+    .where('replaced_at', 'is', null)
+    .execute();
 }
 
 /** Spends a code with one guarded UPDATE, so two parallel redemptions cannot both win. */

@@ -11,7 +11,7 @@ export const USAGE_DAYS = 30;
 
 /** What a holder is told about a key's state; the instants say until or since when. */
 export type KeyState =
-  | { kind: 'active' }
+  | { kind: 'active'; until: number }
   | { kind: 'expiring_soon'; at: number }
   | { kind: 'rotating_out'; until: number }
   | { kind: 'expired'; at: number }
@@ -28,7 +28,7 @@ export function keyState(
   if (key.replaced_by_id !== null) return { kind: 'rotating_out', until: key.expires_at };
   if (key.expires_at - now <= EXPIRING_SOON_MS)
     return { kind: 'expiring_soon', at: key.expires_at };
-  return { kind: 'active' };
+  return { kind: 'active', until: key.expires_at };
 }
 
 export interface KeyOverview {

@@ -8,7 +8,14 @@
  * account's own state is told only to a request that proved its password.
  */
 
-/** Failed passwords per e-mail address string within the window, then 429 until it ends. */
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Failed passwords per e-mail address string and client network within the window, then 429
+ * until it ends. Kept per network so that a stranger's guesses from elsewhere never delay the
+ * holder's own sign-in: guessing from many networks meets argon2id, the password rules and the
+ * per-address budget below.
+ */
 export const MAX_FAILED_PASSWORDS = 10;
 export const PASSWORD_FAILURE_WINDOW_MS = 15 * 60_000;
 
@@ -23,6 +30,19 @@ export const ADDRESS_WINDOW_MS = 60_000;
  * guesses at a million codes before the lock.
  */
 export const MAX_UNREDEEMED_LOGIN_CODES = 20;
+
+/**
+ * Wrong current passwords a session may send to change-password; the next ends the session.
+ * The budget is the session's: it never touches sign-in, so nobody is locked out by it.
+ */
+export const MAX_WRONG_CURRENT_PASSWORDS = 5;
+
+/**
+ * Wrong reset codes per address string in a day, past which codes are refused for it (the link
+ * in the mail still works: it cannot be guessed).
+ */
+export const MAX_WRONG_RESET_CODES = 10;
+export const RESET_CODE_WINDOW_MS = 24 * 3_600_000;
 
 /** A fixed-window counter as the store returns it after counting one more. */
 export interface ThrottleWindow {
@@ -44,12 +64,34 @@ export function decideThrottle(
 }
 
 /**
- * The counter a password attempt is charged to: the address string, or, for a request holding a
- * trusted device of the account, that device's own (strangers' failures never throttle it).
+ * The network a client address stands for in throttles: an IPv4 address itself, an IPv6
+ * address's /64 (what one subscriber is given, so rotating within it buys no more tries).
  */
-export function passwordThrottleKey(email: string, trustedDeviceId?: string): string {
-  return trustedDeviceId === undefined ? `password:${email}` : `password-device:${trustedDeviceId}`;
+export function clientNetwork(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${parts.join(':')}::/64`;
 }
+
+/**
+ * The counter a password attempt is charged to: the address string from the client's network,
+ * or, for a request holding a trusted device of the account, that device's own (strangers'
+ * failures never throttle it).
+ */
+export function passwordThrottleKey(
+  email: string,
+  network: string,
+  trustedDeviceId?: string,
+): string {
+  return trustedDeviceId === undefined
+    ? `${passwordThrottlePrefix(email)}${network}`
+    : `password-device:${trustedDeviceId}`;
+}
+
+/** What every network's password counter of an address starts with (to clear them all). */
+export const passwordThrottlePrefix = (email: string) => `password:${email}|`;
 
 /** What a correct password may lead to, given the account's lock state. */
 export type SignInState = 'open' | 'locked' | 'lock_now';

@@ -1,23 +1,20 @@
 import { findAccountByEmail, setPassword } from '../accounts/accounts.repository.ts';
 import {
   hashPassword,
+  newPasswordProblem,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
-  passwordLength,
+  type PasswordProblem,
   verifyPassword,
 } from '../accounts/passwords.ts';
 import { ApiError } from '../errors.ts';
-import { isCommonPassword } from './common-passwords.ts';
-import { passwordThrottleKey } from './lockout.ts';
-import type { Audit, ClientContext, PortalDeps } from './portal-context.ts';
-import { endOtherSessions } from './sessions.repository.ts';
-import type { SessionPrincipal } from './sessions.ts';
-import { clearThrottles } from './throttles.repository.ts';
-import type { Throttles } from './throttles.ts';
-import type { TrustedDevices } from './trusted-devices.ts';
-
-/** Why a new password is refused. */
-export type PasswordProblem = 'length' | 'same_as_current' | 'common';
+import { retireOpenCodes } from './codes.repository.ts';
+import { revokeAllDevices } from './devices.repository.ts';
+import { MAX_WRONG_CURRENT_PASSWORDS } from './lockout.ts';
+import { type Audit, type ClientContext, iso, type PortalDeps } from './portal-context.ts';
+import { endOtherSessions, endSession, replaceSessionToken } from './sessions.repository.ts';
+import { newSessionToken, type SessionPrincipal } from './sessions.ts';
+import { clearThrottles, hitThrottle } from './throttles.repository.ts';
 
 const PROBLEM_MESSAGES: Record<PasswordProblem, string> = {
   length: `newPassword must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters long`,
@@ -35,58 +32,84 @@ export class PasswordRuleError extends ApiError {
   }
 }
 
-/**
- * Why a new password is refused; undefined when it is fine. A reset knows no current password to
- * compare with.
- */
-export function newPasswordProblem(
-  newPassword: string,
-  currentPassword?: string,
-): PasswordProblem | undefined {
-  const length = passwordLength(newPassword);
-  if (length < PASSWORD_MIN_LENGTH || length > PASSWORD_MAX_LENGTH) return 'length';
-  if (
-    currentPassword !== undefined &&
-    newPassword.normalize('NFKC') === currentPassword.normalize('NFKC')
-  ) {
-    return 'same_as_current';
-  }
-  if (isCommonPassword(newPassword)) return 'common';
-  return undefined;
-}
+/** The notice a password change sends, so a holder who did not change it learns of it at once. */
+export const PASSWORD_CHANGED_NOTICE = {
+  subject: 'Kata sandi Hadir Anda telah diubah / Your Hadir password was changed',
+  text: [
+    'Kata sandi akun Hadir Anda baru saja diubah. Sesi lain dan perangkat tepercaya telah',
+    'diakhiri. Jika bukan Anda yang mengubahnya, atur ulang kata sandi lewat "Lupa kata sandi?"',
+    'di halaman masuk portal, lalu hubungi operator Hadir Anda.',
+    '',
+    'The password of your Hadir account was just changed. Other sessions and trusted devices were',
+    'ended. If this was not you, reset it with "Forgot your password?" on the portal\'s sign-in',
+    'page, then contact your Hadir operator.',
+  ].join('\n'),
+};
 
 /**
- * Spec: change-password, which clears mustChangePassword. Every other session ends and every
- * trusted device is revoked: whoever knew the old password is out.
+ * Spec: change-password, which clears mustChangePassword. Whoever knew the old password is out:
+ * every other session ends, every trusted device is revoked, a pending reset code is void, and
+ * the calling session gets a new token (the old one may have been seen). The holder is mailed.
+ * Wrong current passwords count against the session (see MAX_WRONG_CURRENT_PASSWORDS), never
+ * against sign-in: past the budget the session ends, and signing in again starts afresh.
  */
-export function createPasswordChange(
-  deps: PortalDeps,
-  parts: { audit: Audit; throttles: Throttles; devices: TrustedDevices },
-) {
-  const { store, clock } = deps;
-  const { audit, throttles, devices } = parts;
+export function createPasswordChange(deps: PortalDeps, audit: Audit) {
+  const { store, clock, mailer } = deps;
 
   return async (
     principal: SessionPrincipal,
     input: { currentPassword: string; newPassword: string },
     client: ClientContext,
   ) => {
-    const now = clock.now();
     const account = await findAccountByEmail(store.db, principal.email);
     if (!account?.password_hash) throw new ApiError('unauthorized', 'the session has ended');
     // The new password's rules first: a request that breaks one costs no hashing.
     const problem = newPasswordProblem(input.newPassword, input.currentPassword);
     if (problem) throw new PasswordRuleError(problem);
-    const throttleKey = passwordThrottleKey(account.email);
-    await throttles.chargePassword(throttleKey);
     if (!(await verifyPassword(account.password_hash, input.currentPassword))) {
+      await refuseWrongCurrent(principal, client);
+    }
+    const now = clock.now();
+    const passwordHash = await hashPassword(input.newPassword);
+    const rotated = newSessionToken();
+    await store.db.transaction().execute(async (trx) => {
+      await setPassword(trx, account.id, passwordHash, false);
+      await endOtherSessions(trx, account.id, principal.sessionId, now);
+      await revokeAllDevices(trx, account.id, now);
+      await retireOpenCodes(trx, account.id, 'password_reset', now);
+      await replaceSessionToken(trx, principal.sessionId, rotated.tokenHash);
+      await clearThrottles(trx, [wrongCurrentKey(principal)]);
+    });
+    await audit(account.id, 'password.changed', client);
+    try {
+      await mailer.send({ to: account.email, ...PASSWORD_CHANGED_NOTICE });
+    } catch {
+      // The change stands; the notice is a courtesy and the audit log has the event.
+    }
+    return {
+      status: 'password_changed' as const,
+      session: { token: rotated.token, expiresAt: iso(principal.expiresAt) },
+    };
+  };
+
+  async function refuseWrongCurrent(principal: SessionPrincipal, client: ClientContext) {
+    const now = clock.now();
+    const window = await hitThrottle(
+      store.db,
+      wrongCurrentKey(principal),
+      Math.max(0, principal.expiresAt - now) + 1,
+      now,
+    );
+    if (window.count < MAX_WRONG_CURRENT_PASSWORDS) {
       throw new ApiError('invalid_credentials', 'currentPassword is wrong');
     }
-    await clearThrottles(store.db, [throttleKey]);
-    await setPassword(store.db, account.id, await hashPassword(input.newPassword), false);
-    await endOtherSessions(store.db, account.id, principal.sessionId, now);
-    await devices.revokeAll(account.id, now);
-    await audit(account.id, 'password.changed', client);
-    return { status: 'password_changed' as const };
-  };
+    await endSession(store.db, principal.sessionId, now);
+    await audit(principal.accountId, 'session.ended', client, { why: 'wrong_current_password' });
+    throw new ApiError(
+      'unauthorized',
+      `the current password was wrong ${MAX_WRONG_CURRENT_PASSWORDS} times: this session has ended; sign in again`,
+    );
+  }
 }
+
+const wrongCurrentKey = (principal: SessionPrincipal) => `current-password:${principal.sessionId}`;

@@ -6,6 +6,11 @@ import type { Mailer } from '../mail/mailer.ts';
 import type { ServerSecrets } from '../secrets.ts';
 
 export interface PortalSettings {
+  /**
+   * Where holders reach the service (links in mail, the get-started page): scheme, host and
+   * port, no path. A function, since without PUBLIC_URL it is known once the server listens.
+   */
+  publicUrl: () => string;
   sessionIdleMs: number;
   sessionAbsoluteMs: number;
   /** Sign-in and code attempts per client address per minute. */
@@ -29,12 +34,34 @@ export interface ClientContext {
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 
-/** 429 with the seconds to wait, in the header and in words. */
-export function rateLimited(message: string, retryAfterMs: number): ApiError {
-  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  return new ApiError('rate_limited', `${message}; retry after ${seconds} seconds`, {
-    'retry-after': String(seconds),
-  });
+/**
+ * Why a portal request was throttled, so a page can say it in words: too many attempts from the
+ * client's network, wrong passwords for an address from that network, code mails to an account,
+ * or wrong reset codes for an address.
+ */
+export type ThrottleReason = 'network' | 'password' | 'code_mails' | 'reset_codes';
+
+/** 429 with the seconds to wait, in the header and in words, and the reason it was refused. */
+export class RateLimitedError extends ApiError {
+  readonly reason: ThrottleReason;
+  readonly retryAfterSeconds: number;
+
+  constructor(reason: ThrottleReason, message: string, retryAfterMs: number) {
+    const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+    super('rate_limited', `${message}; retry after ${seconds} seconds`, {
+      'retry-after': String(seconds),
+    });
+    this.reason = reason;
+    this.retryAfterSeconds = seconds;
+  }
+}
+
+export function rateLimited(
+  reason: ThrottleReason,
+  message: string,
+  retryAfterMs: number,
+): RateLimitedError {
+  return new RateLimitedError(reason, message, retryAfterMs);
 }
 
 /** Records a security event of an account, with where the request came from; never a secret. */

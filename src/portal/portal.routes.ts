@@ -90,7 +90,7 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
         schema: doc(
           'login',
           'Password login',
-          'With a valid, unexpired deviceToken it returns a session; otherwise it e-mails a 6-digit code. A wrong password and an unknown e-mail answer the same 401 invalid_credentials, and the same 429 once an address has had 10 failed passwords in 15 minutes. 403 account_locked only after the right password, when an operator must unlock the account.',
+          'With a valid, unexpired deviceToken it returns a session; otherwise it e-mails a 6-digit code and answers a challenge to send back with it. A wrong password and an unknown e-mail answer the same 401 invalid_credentials, and the same 429 once an address has had 10 failed passwords in 15 minutes from one network. 403 account_locked only after the right password, when an operator must unlock the account.',
           {
             body: LoginBody,
             response: { 200: LoginResponse, ...errorResponses(400, 401, 403, 413, 429, 500, 503) },
@@ -107,7 +107,7 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
         schema: doc(
           'verifyOtp',
           'Exchange the e-mailed code for a session',
-          'With rememberDevice true it also issues a trusted-device token valid 30 days. Codes: 10 minutes, 5 tries, the newest replaces older ones. A wrong code counts only against the code it was tried on.',
+          'With rememberDevice true it also issues a trusted-device token valid 30 days. Codes: 10 minutes, the newest replaces older ones. Send the challenge from login: with it a code has 5 tries that only this client can spend; without it, 3 tries shared with anyone, which never touch the 5.',
           {
             body: VerifyOtpBody,
             response: { 200: VerifyOtpResponse, ...errorResponses(400, 401, 413, 429, 500) },
@@ -207,7 +207,7 @@ export function portalRoutes(portal: PortalService): FastifyPluginAsyncTypebox {
           schema: doc(
             'changePassword',
             'Change the password',
-            'Clears mustChangePassword, ends every other session and revokes every trusted device.',
+            "Clears mustChangePassword, ends every other session, revokes every trusted device, voids a pending reset code, mails the holder, and gives this session a new token (the answer's session.token; the old token is refused from now on). After 5 wrong current passwords the session ends (401): sign in again.",
             {
               body: ChangePasswordBody,
               response: { 200: PasswordChangedResponse, ...errorResponses(400, 401, 429, 500) },

@@ -1,9 +1,18 @@
 import { Type } from 'typebox';
 
+/** Text without control characters: none belongs in an address, a label or an id. */
+export const PLAIN_TEXT_PATTERN = '^[^\\u0000-\\u001f\\u007f]*$';
+
 const Email = Type.String({
   minLength: 1,
   maxLength: 320,
+  pattern: PLAIN_TEXT_PATTERN,
   description: 'The account e-mail address.',
+});
+const Challenge = Type.String({
+  pattern: '^hadir_chl_[0-9a-f]{64}$',
+  description:
+    "The challenge login answered with: only the client that proved the password may spend all of the code's tries.",
 });
 const Code = Type.String({ pattern: '^\\d{6}$', description: 'The 6-digit code from the e-mail.' });
 
@@ -12,7 +21,11 @@ export const LoginBody = Type.Object(
     email: Email,
     password: Type.String({ minLength: 1, maxLength: 1024 }),
     deviceToken: Type.Optional(
-      Type.String({ maxLength: 256, description: 'A trusted-device token issued by verify-otp.' }),
+      Type.String({
+        maxLength: 256,
+        pattern: PLAIN_TEXT_PATTERN,
+        description: 'A trusted-device token issued by verify-otp.',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -22,9 +35,14 @@ export const VerifyOtpBody = Type.Object(
   {
     email: Email,
     code: Code,
+    challenge: Type.Optional(Challenge),
     rememberDevice: Type.Optional(Type.Boolean({ default: false })),
     deviceLabel: Type.Optional(
-      Type.String({ maxLength: 200, description: 'A coarse label, e.g. "Firefox on Linux".' }),
+      Type.String({
+        maxLength: 200,
+        pattern: PLAIN_TEXT_PATTERN,
+        description: 'A coarse label, e.g. "Firefox on Linux".',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -61,7 +79,7 @@ export const ChangePasswordBody = Type.Object(
 );
 
 export const IdParams = Type.Object(
-  { id: Type.String({ minLength: 1, maxLength: 100 }) },
+  { id: Type.String({ minLength: 1, maxLength: 100, pattern: PLAIN_TEXT_PATTERN }) },
   { additionalProperties: false },
 );
 
@@ -87,7 +105,10 @@ const status = <T extends string>(value: T) => Type.Literal(value);
 
 export const LoginResponse = Type.Union(
   [
-    Type.Object({ status: status('code_sent') }, { additionalProperties: false }),
+    Type.Object(
+      { status: status('code_sent'), challenge: Challenge },
+      { additionalProperties: false },
+    ),
     Type.Object(
       { status: status('authenticated'), session: Session },
       { additionalProperties: false },
@@ -95,7 +116,7 @@ export const LoginResponse = Type.Union(
   ],
   {
     description:
-      'code_sent: a code went to the e-mail address; authenticated: the trusted device skipped it.',
+      'code_sent: a code went to the e-mail address; send challenge back with it to verify-otp. authenticated: the trusted device skipped the code.',
   },
 );
 
@@ -147,10 +168,11 @@ export const MeResponse = Type.Object(
 );
 
 export const PasswordChangedResponse = Type.Object(
-  { status: status('password_changed') },
+  { status: status('password_changed'), session: Session },
   {
     additionalProperties: false,
-    description: 'The password is changed; other sessions and trusted devices are gone.',
+    description:
+      'The password is changed; other sessions and trusted devices are gone, and this session continues under the new token in session (the old one is refused from now on).',
   },
 );
 

@@ -19,24 +19,27 @@ export type { SessionPrincipal } from './sessions.ts';
 export function createPortalService(deps: PortalDeps) {
   const audit = auditEvents(deps);
   const throttles = createThrottles(deps);
-  const codes = createCodes(deps, audit);
+  const codes = createCodes(deps, audit, throttles);
   const sessions = createSessions(deps);
   const devices = createTrustedDevices(deps, audit);
   const signIn = createSignIn(deps, { audit, throttles, codes, sessions, devices });
   const stepUp = createStepUp(deps, codes, audit);
   const keys = createHolderKeys(deps, audit);
-  const reset = createPasswordReset(deps, { audit, throttles, codes, devices });
+  const reset = createPasswordReset(deps, { audit, throttles, codes });
   return {
     login: signIn.login,
     verifyOtp: signIn.verifyOtp,
+    resendSignInCode: signIn.resendCode,
     forgotPassword: reset.forgot,
     resetPassword: reset.reset,
+    resetPasswordWithLink: reset.resetWithLink,
+    resetLinkIsOpen: reset.resetLinkIsOpen,
     authenticateSession: sessions.authenticate,
     me: sessions.me,
     logout: sessions.end,
     requestStepUp: stepUp.request,
     redeemStepUp: stepUp.redeem,
-    changePassword: createPasswordChange(deps, { audit, throttles, devices }),
+    changePassword: createPasswordChange(deps, audit),
     listDevices: devices.list,
     revokeDevice: devices.revoke,
     listKeys: keys.list,

@@ -96,3 +96,12 @@ export async function endAllSessions(db: Kysely<Database>, accountId: string, no
     .where('ended_at', 'is', null)
     .execute();
 }
+
+/** Gives a live session a new token hash: whoever held the old token holds nothing now. */
+export async function replaceSessionToken(
+  db: Kysely<Database>,
+  id: string,
+  tokenHash: string,
+): Promise<void> {
+  await db.updateTable('sessions').set({ token_hash: tokenHash }).where('id', '=', id).execute();
+}

@@ -16,11 +16,19 @@ export interface SessionPrincipal {
   email: string;
   mustChangePassword: boolean;
   stepUpUntil: number | null;
+  /** The session's absolute end. */
+  expiresAt: number;
 }
 
 export interface IssuedSession {
   token: string;
   expiresAt: string;
+}
+
+/** A new token for a live session (after a password change): the old token stops working. */
+export function newSessionToken(): { token: string; tokenHash: string } {
+  const token = generateToken(SESSION_TOKEN_PREFIX);
+  return { token, tokenHash: sha256Hex(token) };
 }
 
 /** Portal sessions: a bearer token, stored as its hash, with idle and absolute lifetimes. */
@@ -73,6 +81,7 @@ export function createSessions(deps: PortalDeps) {
         email: session.email,
         mustChangePassword: session.mustChangePassword === 1,
         stepUpUntil: session.stepUpUntil,
+        expiresAt: Number(session.expiresAt),
       };
     },
 

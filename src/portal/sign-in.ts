@@ -13,11 +13,16 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../db/connect.ts';
 import { ApiError } from '../errors.ts';
 import { listDeviceIds } from './devices.repository.ts';
-import { decideSignIn, passwordThrottleKey } from './lockout.ts';
-import { type Codes, invalidCode } from './one-time-codes.ts';
+import {
+  clientNetwork,
+  decideSignIn,
+  passwordThrottleKey,
+  passwordThrottlePrefix,
+} from './lockout.ts';
+import { CODE_TTL_MS, type Codes, invalidCode } from './one-time-codes.ts';
 import type { Audit, ClientContext, PortalDeps } from './portal-context.ts';
 import type { IssuedSession, Sessions } from './sessions.ts';
-import { clearThrottles } from './throttles.repository.ts';
+import { clearThrottles, clearThrottlesStartingWith } from './throttles.repository.ts';
 import type { Throttles } from './throttles.ts';
 import type { TrustedDevices } from './trusted-devices.ts';
 
@@ -30,8 +35,16 @@ const accountLocked = () =>
   );
 
 /**
+ * How long a challenge may ask for the code to be mailed again, counted from its last code: a
+ * holder whose mail is slow can ask for it on the code page without typing the password again.
+ */
+export const CHALLENGE_RESEND_MS = 3 * CODE_TTL_MS;
+
+/**
  * Signing in: a password, then an e-mailed code or a trusted device. Until the password is
- * proven, a real and an unknown address get the same answers (see lockout.ts).
+ * proven, a real and an unknown address get the same answers (see lockout.ts). The client that
+ * proves the password receives a challenge to send back with the code: only it can spend the
+ * code's tries, so nobody who knows just the address can make the holder's sign-in fail.
  */
 export function createSignIn(
   deps: PortalDeps,
@@ -52,7 +65,10 @@ export function createSignIn(
     async login(
       input: { email: string; password: string; deviceToken?: string },
       client: ClientContext,
-    ): Promise<{ status: 'code_sent' } | { status: 'authenticated'; session: IssuedSession }> {
+    ): Promise<
+      | { status: 'code_sent'; challenge: string }
+      | { status: 'authenticated'; session: IssuedSession }
+    > {
       await throttles.chargeAddress('login', client);
       const now = clock.now();
       const email = normalizeEmail(input.email);
@@ -60,7 +76,7 @@ export function createSignIn(
       const device = account
         ? await devices.findValid(account.id, input.deviceToken, now)
         : undefined;
-      const throttleKey = passwordThrottleKey(email, device?.id);
+      const throttleKey = passwordThrottleKey(email, clientNetwork(client.address), device?.id);
       await throttles.chargePassword(throttleKey);
       const passwordOk = await throttles.passwordMatches(account, input.password);
       if (!account || !passwordOk || account.deactivated_at !== null) {
@@ -98,14 +114,44 @@ export function createSignIn(
         await audit(account.id, 'login', client, { via: 'trusted_device', deviceId: device.id });
         return { status: 'authenticated', session };
       }
-      await codes.send(account, 'login', null, client);
+      const challenge = codes.newChallenge();
+      await codes.issue(account, 'login', null, client, challenge);
       await countUnredeemedLoginCode(db, account.id);
-      return { status: 'code_sent' };
+      return { status: 'code_sent', challenge };
+    },
+
+    /**
+     * Mails the sign-in code again for the client holding its challenge: the same code while it
+     * lives, else a new one under the same challenge. Anything else answers as an address
+     * without a pending code would.
+     */
+    async resendCode(input: { email: string; challenge: string }, client: ClientContext) {
+      await throttles.chargeAddress('resend', client);
+      const account = await findAccountByEmail(db, normalizeEmail(input.email));
+      if (!account || account.deactivated_at !== null || account.locked_at !== null) {
+        throw invalidCode();
+      }
+      const now = clock.now();
+      if (await codes.resend(account, 'login', client, input.challenge)) {
+        return { status: 'code_sent' as const };
+      }
+      if (!(await codes.challengeIssued(account, input.challenge, now - CHALLENGE_RESEND_MS))) {
+        throw invalidCode();
+      }
+      await codes.issue(account, 'login', null, client, input.challenge);
+      await countUnredeemedLoginCode(db, account.id);
+      return { status: 'code_sent' as const };
     },
 
     /** Spec: exchanges the e-mailed code for a session; optionally trusts this device for 30 days. */
     async verifyOtp(
-      input: { email: string; code: string; rememberDevice?: boolean; deviceLabel?: string },
+      input: {
+        email: string;
+        code: string;
+        challenge?: string;
+        rememberDevice?: boolean;
+        deviceLabel?: string;
+      },
       client: ClientContext,
     ) {
       await throttles.chargeAddress('verify', client);
@@ -115,7 +161,7 @@ export function createSignIn(
       if (!account || account.deactivated_at !== null || account.locked_at !== null) {
         throw invalidCode();
       }
-      await codes.redeem(account, 'login', null, input.code);
+      await codes.redeem(account, 'login', null, input.code, input.challenge);
       await clearUnredeemedLoginCodes(db, account.id);
       const session = await sessions.issue(account.id);
       await audit(account.id, 'login', client, { via: 'code' });
@@ -138,10 +184,11 @@ export async function unlockSignIn(
   await store.db.transaction().execute(async (trx) => {
     await clearAccountLocks(trx, account.id);
     const devices = await listDeviceIds(trx, account.id);
-    await clearThrottles(trx, [
-      passwordThrottleKey(account.email),
-      ...devices.map((deviceId) => passwordThrottleKey(account.email, deviceId)),
-    ]);
+    await clearThrottlesStartingWith(trx, passwordThrottlePrefix(account.email));
+    await clearThrottles(
+      trx,
+      devices.map((deviceId) => passwordThrottleKey(account.email, '', deviceId)),
+    );
     await recordAudit(
       trx,
       { actor: 'operator', action: 'account.unlock', target: account.id },

@@ -24,7 +24,7 @@ export function createStepUp(deps: PortalDeps, codes: Codes, audit: Audit) {
 
   return {
     async request(principal: SessionPrincipal, client: ClientContext) {
-      await codes.send(await accountOf(principal), 'step_up', principal.sessionId, client);
+      await codes.issue(await accountOf(principal), 'step_up', principal.sessionId, client);
       return { status: 'code_sent' as const };
     },
 

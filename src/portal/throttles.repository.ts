@@ -37,3 +37,28 @@ export async function clearThrottles(db: Kysely<Database>, keys: string[]): Prom
   if (keys.length === 0) return;
   await db.deleteFrom('client_throttles').where('key', 'in', keys).execute();
 }
+
+/** Forgets every counter whose key starts with `prefix` (all networks' counts of an address). */
+export async function clearThrottlesStartingWith(
+  db: Kysely<Database>,
+  prefix: string,
+): Promise<void> {
+  const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  await sql`DELETE FROM client_throttles WHERE key LIKE ${pattern} ESCAPE '\\'`.execute(db);
+}
+
+/** The hits a window holds now, without counting one more; 0 once it has ended. */
+export async function peekThrottle(
+  db: Kysely<Database>,
+  key: string,
+  windowMs: number,
+  now: number,
+): Promise<ThrottleWindow> {
+  const row = await db
+    .selectFrom('client_throttles')
+    .select(['window_start', 'count'])
+    .where('key', '=', key)
+    .executeTakeFirst();
+  if (!row || Number(row.window_start) + windowMs <= now) return { windowStart: now, count: 0 };
+  return { windowStart: Number(row.window_start), count: Number(row.count) };
+}

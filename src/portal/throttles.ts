@@ -7,54 +7,88 @@ import {
   MAX_FAILED_PASSWORDS,
   PASSWORD_FAILURE_WINDOW_MS,
 } from './lockout.ts';
-import { type ClientContext, type PortalDeps, rateLimited } from './portal-context.ts';
-import { hitThrottle } from './throttles.repository.ts';
+import {
+  type ClientContext,
+  type PortalDeps,
+  rateLimited,
+  type ThrottleReason,
+} from './portal-context.ts';
+import { clearThrottles, hitThrottle, peekThrottle } from './throttles.repository.ts';
+
+/** A fixed-window budget: at most `budget` hits per `windowMs`, refused for `reason`. */
+export interface Budget {
+  key: string;
+  budget: number;
+  windowMs: number;
+  reason: ThrottleReason;
+  message: string;
+}
 
 /** The throttles in front of every password and code attempt (see lockout.ts). */
 export function createThrottles(deps: PortalDeps) {
   const { store, clock, settings } = deps;
   let dummyHash: Promise<string> | undefined;
 
+  /** Counts one hit; 429 when the window is then over its budget. */
+  async function charge(budget: Budget): Promise<void> {
+    const now = clock.now();
+    const window = await hitThrottle(store.db, budget.key, budget.windowMs, now);
+    const decision = decideThrottle(window, budget.budget, budget.windowMs, now);
+    if (decision.kind === 'throttled') {
+      throw rateLimited(budget.reason, budget.message, decision.retryAfterMs);
+    }
+  }
+
   return {
-    /** Counts an attempt from the client's network address; 429 past its budget. */
-    async chargeAddress(kind: string, client: ClientContext): Promise<void> {
+    charge,
+
+    /**
+     * Counts one hit against every budget, but only when none of them is spent already: a
+     * refused request uses up nothing (a stranger's refused requests cannot eat a daily budget).
+     */
+    async chargeAll(budgets: Budget[]): Promise<void> {
       const now = clock.now();
-      const window = await hitThrottle(
-        store.db,
-        `${kind}:${client.address}`,
-        ADDRESS_WINDOW_MS,
-        now,
-      );
-      const decision = decideThrottle(
-        window,
-        settings.addressAttemptsPerMinute,
-        ADDRESS_WINDOW_MS,
-        now,
-      );
-      if (decision.kind === 'throttled') {
-        throw rateLimited('too many attempts from this network address', decision.retryAfterMs);
+      for (const budget of budgets) {
+        const window = await peekThrottle(store.db, budget.key, budget.windowMs, now);
+        const decision = decideThrottle(
+          { ...window, count: window.count + 1 },
+          budget.budget,
+          budget.windowMs,
+          now,
+        );
+        if (decision.kind === 'throttled') {
+          throw rateLimited(budget.reason, budget.message, decision.retryAfterMs);
+        }
       }
+      for (const budget of budgets) await hitThrottle(store.db, budget.key, budget.windowMs, now);
+    },
+
+    /** Forgets what budgets counted (a proven password, a redeemed code). */
+    clear: (keys: string[]) => clearThrottles(store.db, keys),
+
+    /** Counts an attempt from the client's network address; 429 past its budget. */
+    chargeAddress(kind: string, client: ClientContext): Promise<void> {
+      return charge({
+        key: `${kind}:${client.address}`,
+        budget: settings.addressAttemptsPerMinute,
+        windowMs: ADDRESS_WINDOW_MS,
+        reason: 'network',
+        message: 'too many attempts from this network address',
+      });
     },
 
     /**
      * Counts a password attempt against its throttle (see passwordThrottleKey) before any hashing;
      * 429 past the budget, whether or not the address has an account.
      */
-    async chargePassword(key: string): Promise<void> {
-      const now = clock.now();
-      const window = await hitThrottle(store.db, key, PASSWORD_FAILURE_WINDOW_MS, now);
-      const decision = decideThrottle(
-        window,
-        MAX_FAILED_PASSWORDS,
-        PASSWORD_FAILURE_WINDOW_MS,
-        now,
-      );
-      if (decision.kind === 'throttled') {
-        throw rateLimited(
-          'too many failed passwords for this e-mail address',
-          decision.retryAfterMs,
-        );
-      }
+    chargePassword(key: string): Promise<void> {
+      return charge({
+        key,
+        budget: MAX_FAILED_PASSWORDS,
+        windowMs: PASSWORD_FAILURE_WINDOW_MS,
+        reason: 'password',
+        message: 'too many failed passwords for this e-mail address from this network',
+      });
     },
 
     /** Checks a password, or does the same work for an address without an account (timing). */

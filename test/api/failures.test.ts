@@ -84,7 +84,7 @@ describe.each(ENGINES)('failures and the access log on %s', (engine) => {
       ],
     });
     const created = await createTestKey(t.store, t.clock, [
-      { campaignId: 'c', fields: ['menu', 'nama', 'token'] },
+      { campaignId: 'c', fields: ['menu', 'nama'] },
     ]);
     ({ key } = created);
     keyId = created.id;

@@ -76,6 +76,15 @@ describe('the transport a start chooses', () => {
     expect(() => loadConfig({ TLS_CERT_FILE: 'c.pem' })).toThrow(/TLS_KEY_FILE is missing/);
   });
 
+  it('stops a start with a trusted proxy and no SMTP_URL: the dev mailbox would serve everyone', async () => {
+    const result = await runHadir(['serve', '--port', '0'], {
+      databaseUrl: await createTestDatabaseUrl('sqlite'),
+      env: { TRUST_PROXY: '127.0.0.1' },
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/SMTP_URL must be set when TRUST_PROXY is set/);
+  });
+
   it('stops a production start that has neither, naming both', async () => {
     const result = await runHadir(['serve', '--port', '0'], {
       databaseUrl: await createTestDatabaseUrl('sqlite'),
@@ -108,7 +117,9 @@ describe('behind a proxy that terminates HTTPS, in production', () => {
   it('serves what the proxy received over HTTPS, with HSTS', async () => {
     const response = await get(`${BASE}/campaigns`, '127.0.0.1', 'https');
     expect(response.statusCode).toBe(200);
-    expect(response.headers['strict-transport-security']).toBe('max-age=31536000');
+    expect(response.headers['strict-transport-security']).toBe(
+      'max-age=31536000; includeSubDomains',
+    );
     expect(response.headers['x-content-type-options']).toBe('nosniff');
   });
 
@@ -151,7 +162,7 @@ describe('serving HTTPS itself', () => {
 
     const answer = await httpsGet(`${url}/healthz`);
     expect(answer.status).toBe(200);
-    expect(answer.headers['strict-transport-security']).toBe('max-age=31536000');
+    expect(answer.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
     expect(answer.certificate.subject.CN).toBe('first');
     // Plain HTTP to the same port gets no answer from the service.
     await expect(fetch(url.replace('https:', 'http:'))).rejects.toThrow();

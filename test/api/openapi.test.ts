@@ -58,7 +58,13 @@ describe('the OpenAPI document', () => {
     expect(ids).toEqual(expect.arrayContaining(['listCampaigns', 'listRespondents', 'login']));
     expect(new Set(ids).size).toBe(operations.length);
     expect(document.servers).toEqual([expect.objectContaining({ url: '/' })]);
-    expect(document.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+    // The package is UNLICENSED; the reference says the same in SPDX terms.
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect(pkg.license).toBe('UNLICENSED');
+    expect(document.info.license).toEqual({
+      name: 'Proprietary, all rights reserved',
+      identifier: 'LicenseRef-Proprietary',
+    });
     expect(Object.keys(document.components.schemas)).toEqual(
       expect.arrayContaining(['Campaign', 'Summary', 'Respondent', 'PageMeta', 'Error']),
     );

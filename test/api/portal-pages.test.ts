@@ -58,6 +58,7 @@ describe.each(ENGINES)('the portal pages over HTTP on %s', (engine) => {
     const done = await browser.post(`${PORTAL}/sign-in/code`, {
       _csrf: codePage.csrf as string,
       email,
+      challenge: codePage.field('challenge') as string,
       code: `${code.slice(0, 3)} ${code.slice(3)}`,
     });
     expect(done.status).toBe(303);
@@ -70,8 +71,11 @@ describe.each(ENGINES)('the portal pages over HTTP on %s', (engine) => {
     for (const path of ['/sign-in', '/forgot-password', '/keys', '/nothing-here']) {
       const page = await browser.get(`${PORTAL}${path}`);
       expect(page.headers['content-security-policy']).toBe(PORTAL_CSP);
-      expect(page.headers['referrer-policy']).toBe('no-referrer');
+      expect(page.headers['referrer-policy']).toBe('same-origin');
       expect(page.headers['cache-control']).toBe('no-store');
+      expect(page.headers['x-frame-options']).toBe('DENY');
+      expect(page.headers['cross-origin-opener-policy']).toBe('same-origin');
+      expect(page.headers['permissions-policy']).toContain('camera=()');
     }
     expect(PORTAL_CSP).toContain("frame-ancestors 'none'");
     expect(PORTAL_CSP).not.toContain('unsafe-inline');
@@ -146,14 +150,20 @@ describe.each(ENGINES)('the portal pages over HTTP on %s', (engine) => {
     while ((await t.get('/developer/v1/campaigns', key.key)).status === 200) answered += 1;
     expect(answered).toBeLessThan(10);
     // Nothing is shown until a flush writes it.
-    expect((await browser.get(`${PORTAL}/keys`)).body).toContain('0 permintaan');
+    const keyPage = `${PORTAL}/keys/${key.id}`;
+    expect((await browser.get(keyPage)).body).toContain('0 permintaan');
     await usage.flush();
-    const keys = await browser.get(`${PORTAL}/keys`, { 'accept-language': 'en' });
+    const keys = await browser.get(keyPage, { 'accept-language': 'en' });
     const answeredOk = answered - 2; // the 304 and the 404 were not answered with data
     expect(keys.body).toContain(`${answeredOk + 3} requests and 2 rows in 30 days`);
-    expect(keys.body).toContain(
-      `<td>${answeredOk}</td><td>1</td><td>1</td><td>1</td><td>2</td></tr></tbody>`,
+    // Newest day first, in plain words with the technical term beside them.
+    expect(keys.body).toMatch(
+      new RegExp(
+        `<tbody><tr><th scope="row">[^<]+</th><td>${answeredOk}</td><td>1</td><td>1</td><td>1</td><td>2</td></tr>`,
+      ),
     );
+    expect(keys.body).toContain('Refused because of the rate limit');
+    expect(keys.body).toContain('Answered from cache');
     const stored = await t.store.db
       .selectFrom('key_usage_days')
       .selectAll()
@@ -167,12 +177,15 @@ describe.each(ENGINES)('the portal pages over HTTP on %s', (engine) => {
     t.clock.advance(61_000);
     await t.get('/developer/v1/campaigns/nikah/summary', key.key);
     await usage.flush();
-    const after = await browser.get(`${PORTAL}/keys`, { 'accept-language': 'en' });
+    const after = await browser.get(keyPage, { 'accept-language': 'en' });
     expect(after.body).toContain(`${answeredOk + 5} requests and 2 rows in 30 days`);
   });
 });
 
-describe('the portal pages behind an HTTPS proxy', () => {
+describe.each([
+  ['in production', true],
+  ['in development', false],
+])('the portal pages behind an HTTPS proxy, %s', (_name, production) => {
   let t: TestApp;
   let smtp: TestSmtpServer;
 
@@ -181,7 +194,7 @@ describe('the portal pages behind an HTTPS proxy', () => {
     t = await startTestApp('sqlite', {
       mailer: createSmtpMailer(smtp.url, 'Hadir <no-reply@hadir.test>'),
       trustProxy: '127.0.0.1',
-      requireForwardedHttps: true,
+      requireForwardedHttps: production,
     });
   });
   afterAll(async () => {
@@ -190,7 +203,7 @@ describe('the portal pages behind an HTTPS proxy', () => {
   });
 
   it('sets __Host- cookies with Secure, from any client address', async () => {
-    const email = 'proxied@example.test';
+    const email = `proxied-${production}@example.test`;
     await createAccount(t.store, t.clock, {
       email,
       password: PORTAL_PASSWORD,
@@ -211,6 +224,7 @@ describe('the portal pages behind an HTTPS proxy', () => {
     const done = await browser.post(`${PORTAL}/sign-in/code`, {
       _csrf: codePage.csrf as string,
       email,
+      challenge: codePage.field('challenge') as string,
       code: await smtp.codeFor(email),
       remember: '1',
     });
@@ -226,7 +240,9 @@ describe('the portal pages behind an HTTPS proxy', () => {
       expect(byName.get(name)).not.toHaveProperty('domain');
     }
     // The same request over plain HTTP is refused before it reaches the page.
-    const plain = await pageBrowser(t.app).get(`${PORTAL}/sign-in`);
+    const plain = await pageBrowser(t.app, {
+      headers: { 'x-forwarded-proto': 'http', 'x-forwarded-for': '198.51.100.4' },
+    }).get(`${PORTAL}/sign-in`);
     expect(plain.status).toBe(403);
   });
 });

@@ -8,6 +8,7 @@ import { createSmtpMailer } from '../../src/mail/mailer.ts';
 import { startTestApp, TEST_SECRETS, type TestApp } from '../helpers/app.ts';
 import { runHadirInProcess } from '../helpers/cli.ts';
 import { seedCampaign } from '../helpers/factories.ts';
+import { CODE_SENT } from '../helpers/portal-client.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
 import { createTestDatabaseUrl, ENGINES } from '../helpers/stores.ts';
 
@@ -89,9 +90,11 @@ describe.each(ENGINES)('portal accounts on %s', (engine) => {
   ) {
     const before = smtp.messages.filter((message) => message.to.includes(email)).length;
     const login = await request('POST', '/login', { body: { email, password: PASSWORD } });
-    expect(login.body).toEqual({ status: 'code_sent' });
+    expect(login.body).toEqual(CODE_SENT);
     const code = await smtp.codeFor(email, before);
-    const verified = await request('POST', '/verify-otp', { body: { email, code, ...extra } });
+    const verified = await request('POST', '/verify-otp', {
+      body: { email, code, challenge: login.body.challenge, ...extra },
+    });
     expect(verified.status).toBe(200);
     return verified.body as {
       session: { token: string; expiresAt: string };
@@ -137,7 +140,7 @@ describe.each(ENGINES)('portal accounts on %s', (engine) => {
       .where('email', '=', email)
       .execute();
     expect((await request('POST', '/login', { body: { email, password: PASSWORD } })).body).toEqual(
-      { status: 'code_sent' },
+      CODE_SENT,
     );
     const row = await t.store.db
       .selectFrom('accounts')
@@ -203,7 +206,7 @@ describe.each(ENGINES)('portal accounts on %s', (engine) => {
     const afterRevoke = await request('POST', '/login', {
       body: { email, password: PASSWORD, deviceToken: trustedDevice?.token },
     });
-    expect(afterRevoke.body).toEqual({ status: 'code_sent' });
+    expect(afterRevoke.body).toEqual(CODE_SENT);
   });
 
   it('never lets a device token skip the password, and ignores a foreign or expired one', async () => {
@@ -217,12 +220,12 @@ describe.each(ENGINES)('portal accounts on %s', (engine) => {
     const foreign = await request('POST', '/login', {
       body: { email: other, password: PASSWORD, deviceToken: trustedDevice?.token },
     });
-    expect(foreign.body).toEqual({ status: 'code_sent' });
+    expect(foreign.body).toEqual(CODE_SENT);
     t.clock.advance(30 * 24 * 60 * MINUTE);
     const expired = await request('POST', '/login', {
       body: { email: owner, password: PASSWORD, deviceToken: trustedDevice?.token },
     });
-    expect(expired.body).toEqual({ status: 'code_sent' });
+    expect(expired.body).toEqual(CODE_SENT);
   });
 
   it('refuses a used code, an expired code, a replaced code and the sixth try', async () => {
@@ -316,7 +319,7 @@ describe.each(ENGINES)('portal accounts on %s', (engine) => {
     );
   });
 
-  it('throttles failed passwords per address string, alike for a real and an unknown address', async () => {
+  it('throttles failed passwords per address string and network, alike for a real and an unknown address', async () => {
     const email = await newAccount();
     const unknown = `nobody-${email}`;
     const answers = async (address: string) => {
@@ -324,7 +327,6 @@ describe.each(ENGINES)('portal accounts on %s', (engine) => {
       for (let n = 0; n < 12; n++) {
         const response = await request('POST', '/login', {
           body: { email: address, password: 'wrong-password!' },
-          ip: `198.51.100.${n}`,
         });
         seen.push(`${response.status} ${response.headers['retry-after'] ?? '-'} ${response.raw}`);
       }
@@ -341,9 +343,15 @@ describe.each(ENGINES)('portal accounts on %s', (engine) => {
     expect(real.slice(0, 10).every((line) => line.startsWith('401 -'))).toBe(true);
     expect(real[10]).toMatch(/^429 900 .*rate_limited/);
 
-    // Throttled before hashing: even the right password waits out the window.
+    // Throttled before hashing: even the right password waits out the window on that network...
     const throttled = await request('POST', '/login', { body: { email, password: PASSWORD } });
     expect(throttled.status).toBe(429);
+    // ...but the holder on another network is not delayed by what was tried elsewhere.
+    const elsewhere = await request('POST', '/login', {
+      body: { email, password: PASSWORD },
+      ip: '203.0.113.40',
+    });
+    expect(elsewhere.body).toEqual(CODE_SENT);
     t.clock.advance(15 * MINUTE);
     expect((await request('POST', '/login', { body: { email, password: PASSWORD } })).status).toBe(
       200,
@@ -490,16 +498,27 @@ describe.each(ENGINES)('portal accounts on %s', (engine) => {
       'invalid_credentials',
     );
     // 12 code points after NFKC, though more UTF-16 units: accepted.
-    expect((await change(PASSWORD, 'kopi☕susu😀gula')).body).toEqual({
+    const mails = smtp.messages.filter((message) => message.to.includes(email)).length;
+    const changed = await change(PASSWORD, 'kopi☕susu😀gula');
+    expect(changed.body).toEqual({
       status: 'password_changed',
+      session: { token: expect.stringMatching(/^hadir_ses_/), expiresAt: session.expiresAt },
     });
-    expect((await request('GET', '/me', { token })).body.mustChangePassword).toBe(false);
-    expect((await request('GET', '/devices', { token })).body.data).toEqual([]);
+    // The session goes on under a new token; the old one is refused.
+    expect((await request('GET', '/me', { token })).status).toBe(401);
+    const rotated = changed.body.session.token as string;
+    expect(rotated).not.toBe(token);
+    expect((await request('GET', '/me', { token: rotated })).body.mustChangePassword).toBe(false);
+    expect((await request('GET', '/devices', { token: rotated })).body.data).toEqual([]);
+    await expect
+      .poll(() => smtp.messages.filter((message) => message.to.includes(email)).length)
+      .toBe(mails + 1);
+    expect(smtp.messages.at(-1)?.raw).toMatch(/password of your Hadir account was just changed/);
     expect((await request('GET', '/me', { token: other.token })).status).toBe(401);
     const withDevice = await request('POST', '/login', {
       body: { email, password: 'kopi☕susu😀gula', deviceToken: trustedDevice?.token },
     });
-    expect(withDevice.body).toEqual({ status: 'code_sent' });
+    expect(withDevice.body).toEqual(CODE_SENT);
   });
 
   it('ends sessions after 30 idle minutes, after 12 hours, and when the account is deactivated', async () => {

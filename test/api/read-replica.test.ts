@@ -48,7 +48,12 @@ describe('DATABASE_READ_URL: data reads from a replica', () => {
       logger: logCapture().logger,
       secrets: TEST_SECRETS,
       mailer: { send: async () => {}, close: () => {} },
-      portal: { sessionIdleMs: 60_000, sessionAbsoluteMs: 60_000, addressAttemptsPerMinute: 100 },
+      portal: {
+        publicUrl: () => 'http://127.0.0.1:3000',
+        sessionIdleMs: 60_000,
+        sessionAbsoluteMs: 60_000,
+        addressAttemptsPerMinute: 100,
+      },
       config: { rateLimitPerMinute: 100, anonymousRateLimitPerMinute: 100 },
     });
     try {

@@ -50,7 +50,7 @@ describe.each(ENGINES)('respondents on %s', (engine) => {
     ({ key } = await createTestKey(t.store, t.clock, [
       {
         campaignId: 'wedding',
-        fields: ['nama', 'menu', 'alergi', 'tamu', 'hadirAkad', 'ipAddress', 'token', 'guestToken'],
+        fields: ['nama', 'menu', 'alergi', 'tamu', 'hadirAkad'],
       },
     ]));
   });

@@ -23,7 +23,8 @@ const AXE_SOURCE = readFileSync(
 const SCREENSHOTS = new URL('../../test-results/portal/', import.meta.url).pathname;
 const SCOPE = [{ campaignId: 'nikah', fields: ['menu'] }];
 
-describe('the developer portal in a real browser', () => {
+// Every page is checked with axe at two widths: a walk through the portal takes a while.
+describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
   let t: TestApp;
   let smtp: TestSmtpServer;
   let usage: KeyUsage;
@@ -83,25 +84,33 @@ describe('the developer portal in a real browser', () => {
     return { context, page };
   }
 
-  /** No axe violation (WCAG 2.2 A and AA, and best practice), and screenshots at two widths. */
+  /**
+   * At a phone's width and a desktop's: no axe violation (WCAG 2.2 A and AA, and best practice),
+   * nothing wider than the screen, and a screenshot.
+   */
   async function check(page: Page, name: string) {
     await page.addScriptTag({ content: AXE_SOURCE });
-    const result = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run: (...args: unknown[]) => Promise<any> } }).axe;
-      const run = await axe.run(document, {
-        runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'],
-      });
-      return run.violations.map(
-        (v: { id: string; nodes: Array<{ target: unknown }> }) =>
-          `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`,
-      );
-    });
-    expect(result, `${name}: accessibility`).toEqual([]);
     for (const [width, height, label] of [
       [390, 844, 'phone'],
       [1280, 800, 'desktop'],
     ] as const) {
       await page.setViewportSize({ width, height });
+      const result = await page.evaluate(async () => {
+        const axe = (window as unknown as { axe: { run: (...args: unknown[]) => Promise<any> } })
+          .axe;
+        const run = await axe.run(document, {
+          runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'],
+        });
+        return run.violations.map(
+          (v: { id: string; nodes: Array<{ target: unknown }> }) =>
+            `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`,
+        );
+      });
+      expect(result, `${name} (${label}): accessibility`).toEqual([]);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
+      expect(overflow, `${name} (${label}): horizontal overflow`).toBeLessThanOrEqual(0);
       await page.screenshot({ path: `${SCREENSHOTS}${name}-${label}.png`, fullPage: true });
     }
   }
@@ -127,7 +136,7 @@ describe('the developer portal in a real browser', () => {
     const code = await codeFor(email, before);
     await page.locator('#field-code').fill(code);
     if (options.remember) await page.locator('#field-remember').check();
-    await page.locator('main button[type=submit]').click();
+    await page.locator('main form[action$="/sign-in/code"] button[type=submit]').click();
     await page.waitForURL(/\/developer\/portal\/(keys|password)$/);
   }
 
@@ -152,10 +161,17 @@ describe('the developer portal in a real browser', () => {
       await page.locator('h1', { hasText: 'Kunci API' }).waitFor();
       await check(page, 'id-keys');
 
+      // The list says what each key reads and its state in words; the detail is a click away.
+      expect(await page.locator('.key-list .status').first().textContent()).toMatch(
+        /^Aktif, kedaluwarsa /,
+      );
+      await page.locator('.key-list a', { hasText: 'portal key' }).click();
+      await page.waitForURL(new RegExp(`/keys/${sealedKeyId}$`));
+      await check(page, 'id-key');
+
       // Reveal: a step-up code in place, then the key once.
-      const card = page.locator('article.key', { hasText: 'portal key' });
       let before = mailsTo(email);
-      await card.locator('button', { hasText: 'Tampilkan' }).click();
+      await page.locator('main button', { hasText: 'Tampilkan kunci' }).click();
       await page.locator('h1', { hasText: 'Pastikan ini Anda' }).waitFor();
       await check(page, 'id-step-up');
       await stepUpCode(page, email, before);
@@ -168,8 +184,8 @@ describe('the developer portal in a real browser', () => {
       expect((await data(revealed)).status).toBe(200);
 
       // Not twice: the button is gone, and the form posted again is refused.
-      await page.goto(`${base}/developer/portal/keys`);
-      expect(await card.locator('button', { hasText: 'Tampilkan' }).count()).toBe(0);
+      await page.goto(`${base}/developer/portal/keys/${sealedKeyId}`);
+      expect(await page.locator('main button', { hasText: 'Tampilkan kunci' }).count()).toBe(0);
       const again = await page.evaluate(async (keyId) => {
         const token = (document.querySelector('input[name=_csrf]') as HTMLInputElement).value;
         const response = await fetch(`/developer/portal/keys/${keyId}/reveal`, {
@@ -183,39 +199,78 @@ describe('the developer portal in a real browser', () => {
       (page as Page & { problems?: string[] }).problems?.splice(0);
       expect(again.text).not.toContain(revealed);
 
-      // Rotate with a one-hour overlap: the step-up still holds, so no second code.
+      // Rotate with a one-hour overlap: said in words first, then done; the step-up still
+      // holds, so no second code.
       t.clock.advance(60_000);
       before = mailsTo(email);
-      await card.locator('select').selectOption('1');
-      await card.locator('button', { hasText: 'Rotasi' }).click();
+      await page.locator('label', { hasText: '1 jam' }).click();
+      await page.locator('main button', { hasText: 'Lanjut' }).click();
+      await page.locator('h1', { hasText: 'Ganti portal key?' }).waitFor();
+      expect(await page.locator('main .notice').textContent()).toMatch(
+        /^Kunci Anda saat ini tetap bekerja selama 1 jam, sampai .* WIB\./,
+      );
+      await check(page, 'id-rotate-confirm');
+      await page.locator('main button', { hasText: 'Ganti kunci' }).click();
       await page.locator('h1', { hasText: 'Kunci baru diterbitkan' }).waitFor();
       expect(mailsTo(email)).toBe(before);
+      expect(await page.locator('main').textContent()).toMatch(/Kunci lama tetap bekerja sampai/);
       const rotated = await page.locator('#revealed-key').inputValue();
       expect(rotated).not.toBe(revealed);
       await check(page, 'id-rotated');
       expect((await data(rotated)).status).toBe(200);
       expect((await data(revealed)).status).toBe(200);
       await page.goto(`${base}/developer/portal/keys`);
-      // Newest first: the successor, then the old key rotating out.
-      const statuses = await page.locator('article.key .status').allTextContents();
-      expect(statuses[0]).toBe('Aktif');
-      expect(statuses[1]).toMatch(/^Sedang dirotasi: berlaku sampai .* WIB$/);
+      // Newest first: the successor, then the old key on its way out, both in words.
+      const statuses = await page.locator('.key-list .status').allTextContents();
+      expect(statuses[0]).toMatch(/^Aktif, kedaluwarsa /);
+      expect(statuses[1]).toMatch(/^Diganti kunci baru: berhenti bekerja dalam 1 jam \(.* WIB\)$/);
 
       // Usage: the requests above (two with the old key, one with the new), once flushed.
       await usage.flush();
-      await page.reload();
-      const totals = await page.locator('article.key .usage > p:first-of-type').allTextContents();
-      expect(totals.slice(0, 2)).toEqual([
+      const keyLinks = await page
+        .locator('.key-list h2 a')
+        .evaluateAll((links) => links.map((link) => (link as HTMLAnchorElement).href));
+      const totals: string[] = [];
+      for (const link of keyLinks.slice(0, 2)) {
+        await page.goto(link);
+        totals.push((await page.locator('.usage > p').first().textContent()) ?? '');
+      }
+      expect(totals).toEqual([
         '1 permintaan dan 2 baris dalam 30 hari',
         '2 permintaan dan 4 baris dalam 30 hari',
       ]);
-      await check(page, 'id-keys-usage');
+      await check(page, 'id-key-usage');
+      // The table's scroll region is reachable by keyboard.
+      expect(await page.locator('.usage .table-scroll').getAttribute('tabindex')).toBe('0');
+
+      // Rotate the new key with no overlap: the warning says it stops at once, and it does.
+      await page.goto(keyLinks[0] as string);
+      await page.locator('label', { hasText: 'Hentikan sekarang' }).click();
+      await page.locator('main button', { hasText: 'Lanjut' }).click();
+      expect(await page.locator('main .notice').textContent()).toBe(
+        'Kunci Anda saat ini akan langsung berhenti bekerja. Setiap sistem yang memakainya akan gagal sampai Anda memasang kunci baru.',
+      );
+      await check(page, 'id-rotate-confirm-now');
+      await page.locator('main button', { hasText: 'Ganti kunci dan hentikan' }).click();
+      await page.locator('h1', { hasText: 'Kunci baru diterbitkan' }).waitFor();
+      expect(await page.locator('main').textContent()).toContain(
+        'Kunci lama sudah berhenti bekerja.',
+      );
+      expect((await data(rotated)).status).toBe(401);
+      const third = await page.locator('#revealed-key').inputValue();
+      expect((await data(third)).status).toBe(200);
 
       for (const path of ['devices', 'password', 'start']) {
         await page.goto(`${base}/developer/portal/${path}`);
         await check(page, `id-${path}`);
       }
-      expect(await page.locator('pre code').textContent()).toContain('$HADIR_API_KEY');
+      expect(await page.locator('pre code').first().textContent()).toContain('$HADIR_API_KEY');
+      expect(await page.locator('pre code').nth(2).textContent()).toContain('npx hadir-sync');
+      await page.goto(`${base}/developer/portal/nothing-here`);
+      expect(await page.locator('h1').textContent()).toBe('Halaman tidak ditemukan');
+      await check(page, 'id-not-found');
+      // The browser logs that 404; it was asked for.
+      (page as Page & { problems?: string[] }).problems?.splice(0);
 
       // Sign out, then in again: the remembered device skips the code.
       await page.locator('header button', { hasText: 'Keluar' }).click();
@@ -256,6 +311,7 @@ describe('the developer portal in a real browser', () => {
       // A refused password: the message sits next to its field, tied to it.
       await page.locator('#field-currentPassword').fill(PORTAL_PASSWORD);
       await page.locator('#field-newPassword').fill('password1234');
+      await page.locator('#field-newPasswordAgain').fill('password1234');
       await page.locator('main button[type=submit]').click();
       const field = page.locator('#field-newPassword');
       expect(await field.getAttribute('aria-invalid')).toBe('true');
@@ -267,6 +323,7 @@ describe('the developer portal in a real browser', () => {
 
       await page.locator('#field-currentPassword').fill(PORTAL_PASSWORD);
       await page.locator('#field-newPassword').fill('rendang-padang-pedas');
+      await page.locator('#field-newPasswordAgain').fill('rendang-padang-pedas');
       await page.locator('main button[type=submit]').click();
       await page.waitForURL(/\/password\?done=changed$/);
       await page.goto(`${base}/developer/portal/keys`);
@@ -303,6 +360,7 @@ describe('the developer portal in a real browser', () => {
       await check(page, 'en-reset');
       await page.locator('#field-code').fill(await codeFor(email, before));
       await page.locator('#field-newPassword').fill('gado-gado-siram-kacang');
+      await page.locator('#field-newPasswordAgain').fill('gado-gado-siram-kacang');
       await page.locator('main button[type=submit]').click();
       await page.waitForURL(/\/sign-in\?done=reset$/);
       expect(await page.locator('.notice').textContent()).toContain('password was reset');
@@ -312,10 +370,12 @@ describe('the developer portal in a real browser', () => {
       const codeBefore = mailsTo(email);
       await page.locator('main button[type=submit]').click();
       await page.locator('#field-code').fill(await codeFor(email, codeBefore));
-      await page.locator('main button[type=submit]').click();
+      await page.locator('main form[action$="/sign-in/code"] button[type=submit]').click();
       await page.waitForURL(/\/keys$/);
 
-      // The English step-up and reveal pages.
+      // The English key, step-up and reveal pages.
+      await page.goto(`${base}/developer/portal/keys/${sealedKeyId}`);
+      await check(page, 'en-key');
       const stepUpBefore = mailsTo(email);
       await page.locator(`form[action$="${sealedKeyId}/reveal"] button`).click();
       await check(page, 'en-step-up');

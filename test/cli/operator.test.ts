@@ -92,8 +92,8 @@ describe.each(ENGINES)('operator CLI on %s', (engine) => {
         '--account',
         'mitra@example.com',
         '--scope',
-        // token is never served, allow-listed or not; it is not a field of the campaign either.
-        'kawinan=menu,token',
+        // hadiah is not a field of the campaign yet.
+        'kawinan=menu,hadiah',
         '--allow-unknown-fields',
         '--expires-in',
         '30d',
@@ -104,7 +104,7 @@ describe.each(ENGINES)('operator CLI on %s', (engine) => {
     expect(keyOutput.status).toBe(0);
     const key = JSON.parse(keyOutput.stdout);
     expect(Object.keys(key).sort()).toEqual(['campaigns', 'expiresAt', 'id', 'key']);
-    expect(key.campaigns).toEqual([{ campaignId: 'kawinan', fields: ['menu', 'token'] }]);
+    expect(key.campaigns).toEqual([{ campaignId: 'kawinan', fields: ['menu', 'hadiah'] }]);
     expect(key.key).toMatch(/^hadir_sk_[0-9a-f]{64}$/);
     const days = (Date.parse(key.expiresAt) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(29.9);
@@ -119,7 +119,7 @@ describe.each(ENGINES)('operator CLI on %s', (engine) => {
         account: 'mitra@example.com',
         hint: key.key.slice(-4),
         status: 'active',
-        campaigns: [{ id: 'kawinan', fields: ['menu', 'token'] }],
+        campaigns: [{ id: 'kawinan', fields: ['menu', 'hadiah'] }],
       }),
     ]);
 
@@ -329,6 +329,13 @@ describe('operator CLI errors', () => {
     );
     expect(short.status).toBe(1);
     expect(short.stderr).toMatch(/12 to 72 characters/);
+    // The portal's policy: a common password is refused here as there.
+    const common = await runHadirInProcess(
+      ['accounts', 'create', '--email', 'e@example.com', '--password-stdin'],
+      { databaseUrl, input: 'password1234\n' },
+    );
+    expect(common.status).toBe(1);
+    expect(common.stderr).toMatch(/one of the most common passwords/);
     const chosen = await runHadirInProcess(
       ['accounts', 'create', '--email', 'e@example.com', '--password-stdin'],
       { databaseUrl, input: 'kopi-tubruk-pagi-hari\n' },
@@ -416,6 +423,12 @@ describe('operator CLI errors', () => {
     const created = await create('--scope', 'kawinan=menu,nama');
     expect(created.status).toBe(0);
     expect(created.stdout).toContain('reads: kawinan=menu,nama');
+    // A value that is never kept cannot be allow-listed, even where unknown fields are allowed.
+    for (const extra of [[], ['--allow-unknown-fields']]) {
+      const secret = await create('--scope', 'kawinan=menu,ipAddress', ...extra);
+      expect(secret.status).toBe(1);
+      expect(secret.stderr).toContain('ipAddress is never stored or served');
+    }
     const later = await create('--scope', 'kawinan=menu,hadiah', '--allow-unknown-fields');
     expect(later.status).toBe(0);
     expect(later.stdout).toContain('reads: kawinan=menu,hadiah');

@@ -125,6 +125,7 @@ export async function startTestApp(
     secrets: TEST_SECRETS,
     mailer: options.mailer ?? refusingMailer,
     portal: {
+      publicUrl: () => 'http://127.0.0.1:3000',
       sessionIdleMs: 30 * 60_000,
       sessionAbsoluteMs: 12 * 3_600_000,
       addressAttemptsPerMinute: options.addressAttemptsPerMinute ?? 100_000,

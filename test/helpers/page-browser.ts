@@ -6,6 +6,8 @@ export interface PageResponse {
   body: string;
   /** The CSRF token of the page's first form, when it has one. */
   csrf?: string;
+  /** The value of the page's first field of this name. */
+  field(name: string): string | undefined;
   cookies: Array<{ name: string; value: string; [attribute: string]: unknown }>;
 }
 
@@ -54,6 +56,7 @@ export function pageBrowser(
       body: response.body,
       cookies,
       ...(csrf ? { csrf } : {}),
+      field: (name) => new RegExp(`name="${name}"[^>]*? value="([^"]*)"`).exec(response.body)?.[1],
     };
   }
 

@@ -5,6 +5,12 @@ import type { TestSmtpServer } from './smtp.ts';
 
 export const PORTAL_PASSWORD = 'kopi-tubruk-pagi-hari';
 
+/** What login answers once the password is proven: a code is mailed, a challenge handed over. */
+export const CODE_SENT = {
+  status: 'code_sent',
+  challenge: expect.stringMatching(/^hadir_chl_[0-9a-f]{64}$/),
+};
+
 /** The portal account API driven as a holder's program would, through inject. */
 export function portalClient(t: TestApp, smtp: TestSmtpServer) {
   let accounts = 0;
@@ -53,10 +59,10 @@ export function portalClient(t: TestApp, smtp: TestSmtpServer) {
     async signIn(email: string, password = PORTAL_PASSWORD, rememberDevice = false) {
       const before = mailsTo(email).length;
       const login = await request('POST', '/login', { body: { email, password } });
-      expect(login.body).toEqual({ status: 'code_sent' });
+      expect(login.body).toEqual(CODE_SENT);
       const code = await smtp.codeFor(email, before);
       const verified = await request('POST', '/verify-otp', {
-        body: { email, code, rememberDevice },
+        body: { email, code, challenge: login.body.challenge, rememberDevice },
       });
       expect(verified.status).toBe(200);
       return verified.body as {

@@ -6,6 +6,20 @@ export interface ReceivedMail {
   subject: string;
 }
 
+/** A message's text as its reader sees it: quoted-printable soft breaks and escapes undone. */
+export function mailText(mail: ReceivedMail): string {
+  return mail.raw
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+}
+
+/** The reset link in a message, if it holds one. */
+export function resetLinkIn(mail: ReceivedMail | undefined): string | undefined {
+  return mail
+    ? /(https?:\/\/\S+reset-password\?token=[0-9a-f.-]+)/.exec(mailText(mail))?.[1]
+    : undefined;
+}
+
 /** A real SMTP server on loopback that keeps every message it receives. */
 export interface TestSmtpServer {
   url: string;

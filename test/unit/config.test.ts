@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, serverPageThreads } from '../../src/config.ts';
+import {
+  checkDevelopmentMail,
+  loadConfig,
+  publicUrlOf,
+  serverPageThreads,
+} from '../../src/config.ts';
 import { defaultMaxConnections, openFileLimit } from '../../src/http/connections.ts';
 
 describe('page threads', () => {
@@ -37,6 +42,41 @@ describe('connections', () => {
     expect(loadConfig({ KEEP_ALIVE_TIMEOUT_SECONDS: '5' }).keepAliveTimeoutMs).toBe(5_000);
     expect(() => loadConfig({ KEEP_ALIVE_TIMEOUT_SECONDS: 'soon' })).toThrow(
       /KEEP_ALIVE_TIMEOUT_SECONDS/,
+    );
+  });
+});
+
+describe('the development mailbox', () => {
+  it('exists only on loopback with no proxy trusted; otherwise SMTP_URL is required', () => {
+    expect(() => checkDevelopmentMail(loadConfig({}))).not.toThrow();
+    expect(() => checkDevelopmentMail(loadConfig({ HOST: '::1' }))).not.toThrow();
+    expect(() => checkDevelopmentMail(loadConfig({ TRUST_PROXY: '127.0.0.1' }))).toThrow(
+      /SMTP_URL must be set when TRUST_PROXY is set/,
+    );
+    expect(() => checkDevelopmentMail(loadConfig({ HOST: '0.0.0.0' }))).toThrow(
+      /SMTP_URL must be set when HOST is not a loopback address/,
+    );
+    expect(() => checkDevelopmentMail(loadConfig({ NODE_ENV: 'production' }))).toThrow(
+      /SMTP_URL must be set in production/,
+    );
+    for (const env of [{ TRUST_PROXY: 'true' }, { HOST: '0.0.0.0' }]) {
+      expect(() =>
+        checkDevelopmentMail(loadConfig({ ...env, SMTP_URL: 'smtp://127.0.0.1:2525' })),
+      ).not.toThrow();
+    }
+  });
+});
+
+describe('the public address', () => {
+  it('is configured, required in production, and never carries a path', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://hadir.example.com/' }).publicUrl).toBe(
+      'https://hadir.example.com',
+    );
+    expect(() => loadConfig({ PUBLIC_URL: 'https://hadir.example.com/app' })).toThrow(/no path/);
+    expect(() => loadConfig({ PUBLIC_URL: 'hadir.example.com' })).toThrow(/PUBLIC_URL/);
+    expect(publicUrlOf(loadConfig({}))).toBeUndefined();
+    expect(() => publicUrlOf(loadConfig({ NODE_ENV: 'production' }))).toThrow(
+      /PUBLIC_URL must be set in production/,
     );
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  clientNetwork,
   decideSignIn,
   decideThrottle,
   MAX_UNREDEEMED_LOGIN_CODES,
@@ -19,8 +20,20 @@ describe('sign-in throttles and locks, as pure decisions', () => {
   });
 
   it("charges a trusted device's password attempts to the device, never to the address", () => {
-    expect(passwordThrottleKey('a@example.com')).toBe('password:a@example.com');
-    expect(passwordThrottleKey('a@example.com', 'dev-1')).toBe('password-device:dev-1');
+    expect(passwordThrottleKey('a@example.com', '192.0.2.1')).toBe(
+      'password:a@example.com|192.0.2.1',
+    );
+    expect(passwordThrottleKey('a@example.com', '192.0.2.1', 'dev-1')).toBe(
+      'password-device:dev-1',
+    );
+  });
+
+  it('counts an IPv4 client alone and an IPv6 client by its /64', () => {
+    expect(clientNetwork('192.0.2.7')).toBe('192.0.2.7');
+    expect(clientNetwork('::ffff:192.0.2.7')).toBe('192.0.2.7');
+    expect(clientNetwork('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(clientNetwork('2001:db8:1:2:ffff:1:2:3')).toBe('2001:db8:1:2::/64');
+    expect(clientNetwork('2001:db8:1:3::1')).not.toBe(clientNetwork('2001:db8:1:2::1'));
   });
 
   it('locks only after enough unredeemed codes, and stays locked until lifted', () => {

@@ -1,11 +1,43 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { codeDigest, codeMail, generateCode } from '../../src/portal/one-time-codes.ts';
+import {
+  codeDigest,
+  codeIdOfResetLink,
+  codeMail,
+  deriveCode,
+  resetLinkToken,
+} from '../../src/portal/one-time-codes.ts';
 
 const SECRET = Buffer.alloc(32, 7);
 
 describe('one-time codes', () => {
-  it('are six digits, leading zeros kept', () => {
-    for (let i = 0; i < 200; i++) expect(generateCode()).toMatch(/^[0-9]{6}$/);
+  it('are six digits, leading zeros kept, one per code row and secret', () => {
+    const codes = new Set<string>();
+    for (let i = 0; i < 2000; i++) {
+      const id = randomUUID();
+      const code = deriveCode(SECRET, id);
+      expect(code).toMatch(/^[0-9]{6}$/);
+      expect(deriveCode(SECRET, id)).toBe(code);
+      codes.add(code);
+    }
+    // 2,000 draws from a million values: a handful of repeats at most.
+    expect(codes.size).toBeGreaterThan(1990);
+    expect([...codes].some((code) => code.startsWith('0'))).toBe(true);
+    const id = randomUUID();
+    expect(deriveCode(Buffer.alloc(32, 8), id)).not.toBe(deriveCode(SECRET, id));
+  });
+
+  it('come with a reset link only the server can make, naming its code row', () => {
+    const id = randomUUID();
+    const token = resetLinkToken(SECRET, id);
+    expect(token).toMatch(/^[0-9a-f-]{36}\.[0-9a-f]{64}$/);
+    expect(codeIdOfResetLink(SECRET, token)).toBe(id);
+    expect(codeIdOfResetLink(Buffer.alloc(32, 8), token)).toBeUndefined();
+    expect(codeIdOfResetLink(SECRET, `${randomUUID()}${token.slice(36)}`)).toBeUndefined();
+    expect(codeIdOfResetLink(SECRET, 'garbage')).toBeUndefined();
+    const mail = codeMail('password_reset', '123456', `https://hadir.example/r?token=${token}`);
+    expect(mail.text).toContain(`https://hadir.example/r?token=${token}`);
+    expect(mail.text).toMatch(/valid for 10 minutes/);
   });
 
   it('are stored as an HMAC bound to purpose, account and session', () => {

@@ -29,7 +29,7 @@ describe('keyState', () => {
   });
 
   it('tells active, expiring soon, rotating out, expired and revoked apart', () => {
-    expect(keyState(key({}), NOW)).toEqual({ kind: 'active' });
+    expect(keyState(key({}), NOW)).toEqual({ kind: 'active', until: NOW + 90 * 24 * HOUR });
     expect(keyState(key({ expires_at: NOW + EXPIRING_SOON_MS }), NOW)).toEqual({
       kind: 'expiring_soon',
       at: NOW + EXPIRING_SOON_MS,

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { isCommonPassword } from '../../src/accounts/common-passwords.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createMailer, createOutboxMailer, readOutbox } from '../../src/mail/mailer.ts';
-import { isCommonPassword } from '../../src/portal/common-passwords.ts';
 import { loadServerSecrets } from '../../src/secrets.ts';
 
 const silent = pino({ level: 'silent' });

@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Change the password
-         * @description Clears mustChangePassword, ends every other session and revokes every trusted device.
+         * @description Clears mustChangePassword, ends every other session, revokes every trusted device, voids a pending reset code, mails the holder, and gives this session a new token (the answer's session.token; the old token is refused from now on). After 5 wrong current passwords the session ends (401): sign in again.
          */
         post: operations["changePassword"];
         delete?: never;
@@ -155,7 +155,7 @@ export interface paths {
         put?: never;
         /**
          * Password login
-         * @description With a valid, unexpired deviceToken it returns a session; otherwise it e-mails a 6-digit code. A wrong password and an unknown e-mail answer the same 401 invalid_credentials, and the same 429 once an address has had 10 failed passwords in 15 minutes. 403 account_locked only after the right password, when an operator must unlock the account.
+         * @description With a valid, unexpired deviceToken it returns a session; otherwise it e-mails a 6-digit code and answers a challenge to send back with it. A wrong password and an unknown e-mail answer the same 401 invalid_credentials, and the same 429 once an address has had 10 failed passwords in 15 minutes from one network. 403 account_locked only after the right password, when an operator must unlock the account.
          */
         post: operations["login"];
         delete?: never;
@@ -255,7 +255,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange the e-mailed code for a session
-         * @description With rememberDevice true it also issues a trusted-device token valid 30 days. Codes: 10 minutes, 5 tries, the newest replaces older ones. A wrong code counts only against the code it was tried on.
+         * @description With rememberDevice true it also issues a trusted-device token valid 30 days. Codes: 10 minutes, the newest replaces older ones. Send the challenge from login: with it a code has 5 tries that only this client can spend; without it, 3 tries shared with anyone, which never touch the 5.
          */
         post: operations["verifyOtp"];
         delete?: never;
@@ -460,7 +460,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The password is changed; other sessions and trusted devices are gone. */
+            /** @description The password is changed; other sessions and trusted devices are gone, and this session continues under the new token in session (the old one is refused from now on). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -468,6 +468,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        session: {
+                            /**
+                             * Format: date-time
+                             * @description The absolute end (12 h); 30 idle minutes also end it.
+                             */
+                            expiresAt: string;
+                            /** @description hadir_ses_ + 64 hex: send as Authorization: Bearer on protected calls. */
+                            token: string;
+                        };
                         /** @enum {string} */
                         status: "password_changed";
                     };
@@ -972,7 +981,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description code_sent: a code went to the e-mail address; authenticated: the trusted device skipped it. */
+            /** @description code_sent: a code went to the e-mail address; send challenge back with it to verify-otp. authenticated: the trusted device skipped the code. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -980,6 +989,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description The challenge login answered with: only the client that proved the password may spend all of the code's tries. */
+                        challenge: string;
                         /** @enum {string} */
                         status: "code_sent";
                     } | {
@@ -1355,6 +1366,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The challenge login answered with: only the client that proved the password may spend all of the code's tries. */
+                    challenge?: string;
                     /** @description The 6-digit code from the e-mail. */
                     code: string;
                     /** @description A coarse label, e.g. "Firefox on Linux". */

@@ -25,7 +25,7 @@ async function passwordOption(context: Context): Promise<string | undefined> {
 export const ACCOUNT_COMMANDS: Record<string, Command> = {
   'accounts create': {
     summary:
-      'Creates a portal account; prints a generated password once unless --password is given.',
+      'Creates a portal account; prints a generated password once, unless one is piped with --password-stdin (12 to 72 characters, not a common password).',
     example: 'accounts create --email partner@example.com --must-change-password',
     usage: 'accounts create --email E [--password-stdin] [--must-change-password]',
     options: {

@@ -1,10 +1,10 @@
-// The portal works without this script; with it, a shown key gets a copy button.
+// The portal works without this script; with it, a shown key and code snippets get a copy button.
 for (const button of document.querySelectorAll('button[data-copy]')) {
   const input = document.getElementById(button.dataset.copy);
   if (!input || !navigator.clipboard) continue;
   button.hidden = false;
   button.addEventListener('click', async () => {
-    await navigator.clipboard.writeText(input.value);
+    await navigator.clipboard.writeText(input.value ?? input.textContent);
     button.textContent = button.dataset.copied;
   });
 }

@@ -62,14 +62,32 @@ ${form(
   html`<input type="text" name="username" value="${holder?.email ?? ''}" autocomplete="username" hidden>
 ${field({ name: 'currentPassword', label: t.password.current, type: 'password', autocomplete: 'current-password', autofocus: !state.newError, ...(state.currentError ? { error: state.currentError } : {}) })}
 ${field({ name: 'newPassword', label: t.password.new, type: 'password', autocomplete: 'new-password', hint: t.password.hint, minLength: 12, autofocus: Boolean(state.newError), ...(state.newError ? { error: state.newError } : {}) })}
+${field({ name: 'newPasswordAgain', label: t.password.again, type: 'password', autocomplete: 'new-password', minLength: 12 })}
 ${submit(t.password.submit)}`,
 )}`,
   );
 }
 
+/** A few lines to copy, with a copy button where the browser allows it. */
+function snippet(context: PageContext, id: string, label: string, text: string): SafeHtml {
+  const { t } = context;
+  return html`<div class="snippet">
+<p id="${id}-label">${label}</p>
+<pre><code id="${id}">${text}</code></pre>
+<button type="button" class="secondary copy" data-copy="${id}" data-copied="${t.keys.copied}" aria-describedby="${id}-label" hidden>${t.keys.copy}</button>
+</div>`;
+}
+
 export function startPage(context: PageContext, baseUrl: string): SafeHtml {
   const { t } = context;
-  const curl = `curl -H "Authorization: Bearer $HADIR_API_KEY" ${baseUrl}/developer/v1/campaigns`;
+  const curl = `export HADIR_API_KEY=hadir_sk_…   # ${t.start.yourKey}
+curl -H "Authorization: Bearer $HADIR_API_KEY" ${baseUrl}/developer/v1/campaigns`;
+  const sdk = `import { HadirClient } from '@hadir/client';
+const hadir = new HadirClient({ baseUrl: '${baseUrl}', apiKey: process.env.HADIR_API_KEY });
+for await (const row of hadir.respondents('CAMPAIGN_ID')) console.log(row.id, row.fields);`;
+  const sync = `export HADIR_API_KEY=hadir_sk_…   # ${t.start.yourKey}
+npx hadir-sync --base-url ${baseUrl} --api-key-env HADIR_API_KEY --all \\
+  --to sqlite:./mirror.sqlite --export csv ./respondents.csv`;
   return layout(
     context,
     t.start.title,
@@ -79,8 +97,12 @@ export function startPage(context: PageContext, baseUrl: string): SafeHtml {
 <li><a href="/developer/v1/llms.txt">${t.start.llms}</a></li>
 <li><a href="/developer/v1/skill.zip">${t.start.skill}</a></li>
 </ul>
-<p>${t.start.firstRequest}</p>
-<pre><code>${curl}</code></pre>`,
+<h2>${t.start.curlTitle}</h2>
+${snippet(context, 'start-curl', t.start.firstRequest, curl)}
+<h2>${t.start.sdkTitle}</h2>
+${snippet(context, 'start-sdk', t.start.sdk, sdk)}
+<h2>${t.start.syncTitle}</h2>
+${snippet(context, 'start-sync', t.start.sync, sync)}`,
   );
 }
 
@@ -111,6 +133,17 @@ ${
 </article>`,
       )
 }`,
+  );
+}
+
+/** An address with nothing behind it: said plainly, with the way back. */
+export function notFoundPage(context: PageContext): SafeHtml {
+  const { t } = context;
+  return layout(
+    context,
+    t.notFound.title,
+    html`<p>${t.notFound.text}</p>
+<p><a href="${PORTAL_PATH}">${context.holder ? t.notFound.backToKeys : t.notFound.backToSignIn}</a></p>`,
   );
 }
 

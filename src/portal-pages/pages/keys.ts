@@ -1,5 +1,5 @@
 import type { KeyOverview, KeyState } from '../../portal/key-overview.ts';
-import { dateTime } from '../format.ts';
+import { dateTime, day } from '../format.ts';
 import { codeField, form, submit } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { csrfField, layout, notice, type PageContext, PORTAL_PATH } from '../layout.ts';
@@ -13,15 +13,21 @@ export type KeyAction =
   | { kind: 'reveal'; keyId: string }
   | { kind: 'rotate'; keyId: string; overlapHours: number };
 
-function stateText(context: PageContext, state: KeyState): string {
+export const keyPath = (keyId: string) => `${PORTAL_PATH}/keys/${encodeURIComponent(keyId)}`;
+
+/** A key's state in words: what it does now and until when, as a holder reads it. */
+export function stateText(context: PageContext, state: KeyState, now: number): string {
   const { t, language } = context;
   switch (state.kind) {
     case 'active':
-      return t.keys.states.active;
+      return t.keys.states.active(day(language, state.until));
     case 'expiring_soon':
-      return t.keys.states.expiring_soon(dateTime(language, state.at));
+      return t.keys.states.expiring_soon(t.timeLeft(state.at - now), dateTime(language, state.at));
     case 'rotating_out':
-      return t.keys.states.rotating_out(dateTime(language, state.until));
+      return t.keys.states.rotating_out(
+        t.timeLeft(state.until - now),
+        dateTime(language, state.until),
+      );
     case 'expired':
       return t.keys.states.expired(dateTime(language, state.at));
     case 'revoked':
@@ -29,58 +35,36 @@ function stateText(context: PageContext, state: KeyState): string {
   }
 }
 
+/** What a key reads: each campaign by its title, with its fields by their labels. */
 function scope(context: PageContext, key: KeyOverview): SafeHtml {
   const { t } = context;
   if (key.campaigns.length === 0) return html`<p>${t.keys.noScope}</p>`;
   return html`<ul class="scope">${key.campaigns.map(
     (campaign) =>
-      html`<li><strong>${campaign.title ?? t.keys.campaignGone(campaign.id)}</strong> — ${t.keys.fields}: ${campaign.fields.map((f) => f.label).join(', ')}</li>`,
+      html`<li><strong>${campaign.title ?? t.keys.campaignGone(campaign.id)}</strong>: ${
+        campaign.fields.length === 0
+          ? t.keys.totalsOnly
+          : campaign.fields.map((field) => field.label).join(', ')
+      }</li>`,
   )}</ul>`;
 }
 
-function actions(context: PageContext, key: KeyOverview): SafeHtml {
-  const { t } = context;
-  const csrf = csrfField(context);
-  return html`<div class="actions">
-${key.revealable ? form(`${PORTAL_PATH}/keys/${key.id}/reveal`, csrf, submit(t.keys.reveal)) : null}
-${
-  key.rotatable
-    ? form(
-        `${PORTAL_PATH}/keys/${key.id}/rotate`,
-        csrf,
-        html`<div class="field inline"><label for="overlap-${key.id}">${t.keys.overlap}</label>
-<select id="overlap-${key.id}" name="overlapHours">${ROTATION_OVERLAPS.map(
-          (hours) =>
-            html`<option value="${hours}"${hours === 24 ? html` selected` : ''}>${t.keys.overlaps[hours]}</option>`,
-        )}</select></div>
-${submit(t.keys.rotate, 'secondary')}`,
-        'rotate',
-      )
-    : null
-}
-</div>`;
-}
-
-function keyCard(context: PageContext, key: KeyOverview): SafeHtml {
+function keySummary(context: PageContext, key: KeyOverview, now: number): SafeHtml {
   const { t, language } = context;
-  return html`<article class="key state-${key.state.kind}" aria-labelledby="key-${key.id}">
-<h2 id="key-${key.id}">${key.name} <span class="hint-text">${t.keys.lastFour} <code>${key.hint}</code></span></h2>
-<dl>
-<div><dt>${t.keys.status}</dt><dd class="status">${stateText(context, key.state)}</dd></div>
-<div><dt>${t.keys.created}</dt><dd>${dateTime(language, key.createdAt)}</dd></div>
-<div><dt>${t.keys.expires}</dt><dd>${dateTime(language, key.expiresAt)}</dd></div>
-<div><dt>${t.keys.lastUsed}</dt><dd>${dateTime(language, key.lastUsedAt)}</dd></div>
-</dl>
-<h3>${t.keys.scope}</h3>
+  return html`<li class="key state-${key.state.kind}">
+<h2><a href="${keyPath(key.id)}">${key.name}</a> <span class="hint-text">${t.keys.lastFour} <code>${key.hint}</code></span></h2>
+<p class="status">${stateText(context, key.state, now)}</p>
+<p class="reads">${t.keys.reads}</p>
 ${scope(context, key)}
-${actions(context, key)}
-${usageChart(context, key, key.usage)}
-</article>`;
+<p class="used">${t.keys.lastUsed}: ${dateTime(language, key.lastUsedAt)}</p>
+</li>`;
 }
 
+/** Every key of the account, one short entry each; the detail is on each key's own page. */
 export function keysPage(
   context: PageContext,
   keys: KeyOverview[],
+  now: number,
   state: { error?: string } = {},
 ) {
   const { t } = context;
@@ -88,7 +72,93 @@ export function keysPage(
     context,
     t.keys.title,
     html`${state.error ? notice('alert', state.error) : null}
-${keys.length === 0 ? html`<p>${t.keys.none}</p>` : keys.map((key) => keyCard(context, key))}`,
+${
+  keys.length === 0
+    ? html`<p>${t.keys.none}</p>`
+    : html`<ul class="key-list">${keys.map((key) => keySummary(context, key, now))}</ul>`
+}`,
+  );
+}
+
+function rotateForm(context: PageContext, key: KeyOverview): SafeHtml {
+  const { t } = context;
+  return form(
+    `${keyPath(key.id)}/rotate`,
+    csrfField(context),
+    html`<fieldset>
+<legend>${t.keys.rotateLegend}</legend>
+<p class="hint">${t.keys.rotateIntro}</p>
+${ROTATION_OVERLAPS.map(
+  (hours) =>
+    html`<div class="field check"><input type="radio" id="overlap-${hours}" name="overlapHours" value="${hours}"${hours === 24 ? html` checked` : ''}><label for="overlap-${hours}">${t.keys.overlaps[hours]}</label></div>`,
+)}
+</fieldset>
+${submit(t.keys.rotateContinue, 'secondary')}`,
+    'rotate',
+  );
+}
+
+/** One key: its state, what it reads, reveal and rotation, and its usage. */
+export function keyPage(
+  context: PageContext,
+  key: KeyOverview,
+  now: number,
+  state: { error?: string } = {},
+): SafeHtml {
+  const { t, language } = context;
+  return layout(
+    context,
+    t.keys.keyTitle(key.name),
+    html`${state.error ? notice('alert', state.error) : null}
+<div class="key state-${key.state.kind}">
+<dl>
+<div><dt>${t.keys.status}</dt><dd class="status">${stateText(context, key.state, now)}</dd></div>
+<div><dt>${t.keys.lastFour}</dt><dd><code>${key.hint}</code></dd></div>
+<div><dt>${t.keys.created}</dt><dd>${dateTime(language, key.createdAt)}</dd></div>
+<div><dt>${t.keys.expires}</dt><dd>${dateTime(language, key.expiresAt)}</dd></div>
+<div><dt>${t.keys.lastUsed}</dt><dd>${dateTime(language, key.lastUsedAt)}</dd></div>
+</dl>
+</div>
+<h2>${t.keys.reads}</h2>
+${scope(context, key)}
+${
+  key.revealable
+    ? html`<h2>${t.keys.revealTitle}</h2>
+<p>${t.keys.revealIntro}</p>
+${form(`${keyPath(key.id)}/reveal`, csrfField(context), submit(t.keys.reveal))}`
+    : null
+}
+${key.rotatable ? html`<h2>${t.keys.rotateTitle}</h2>${rotateForm(context, key)}` : null}
+${usageChart(context, key, key.usage)}
+<p><a href="${PORTAL_PATH}/keys">${t.keys.back}</a></p>`,
+  );
+}
+
+/** What rotating with this overlap will do, said before it is done. */
+export function rotateConfirmPage(
+  context: PageContext,
+  key: KeyOverview,
+  overlapHours: number,
+  oldKeyUntil: number,
+): SafeHtml {
+  const { t, language } = context;
+  const consequence =
+    overlapHours === 0
+      ? t.keys.confirmNow
+      : t.keys.confirmOverlap(t.keys.overlaps[overlapHours] ?? '', dateTime(language, oldKeyUntil));
+  return layout(
+    context,
+    t.keys.confirmTitle(key.name),
+    html`${notice(overlapHours === 0 ? 'alert' : 'status', consequence)}
+<p>${t.keys.confirmNewKey}</p>
+${form(
+  `${keyPath(key.id)}/rotate`,
+  csrfField(context),
+  html`<input type="hidden" name="overlapHours" value="${overlapHours}">
+<input type="hidden" name="confirmed" value="1">
+${submit(overlapHours === 0 ? t.keys.confirmSubmitNow : t.keys.confirmSubmit, overlapHours === 0 ? 'danger' : 'primary')}`,
+)}
+<p><a href="${keyPath(key.id)}">${t.keys.cancel}</a></p>`,
   );
 }
 
@@ -100,14 +170,14 @@ export function stepUpPage(context: PageContext, action: KeyAction, error?: stri
     t.keys.stepUpTitle,
     html`<p>${action.kind === 'reveal' ? t.keys.stepUpIntroReveal : t.keys.stepUpIntroRotate}</p>
 ${form(
-  `${PORTAL_PATH}/keys/${action.keyId}/${action.kind}`,
+  `${keyPath(action.keyId)}/${action.kind}`,
   csrfField(context),
-  html`${action.kind === 'rotate' ? html`<input type="hidden" name="overlapHours" value="${action.overlapHours}">` : null}
+  html`${action.kind === 'rotate' ? html`<input type="hidden" name="overlapHours" value="${action.overlapHours}"><input type="hidden" name="confirmed" value="1">` : null}
 ${codeField(t.signIn.code, t.signIn.codeHint, error)}
 ${submit(t.keys.stepUpSubmit)}`,
 )}
 ${context.devMailPath ? html`<p><a href="${context.devMailPath}" target="_blank" rel="noopener">${t.signIn.devMail}</a></p>` : null}
-<p><a href="${PORTAL_PATH}/keys">${t.keys.cancel}</a></p>`,
+<p><a href="${keyPath(action.keyId)}">${t.keys.cancel}</a></p>`,
   );
 }
 
@@ -121,26 +191,27 @@ function shownOnce(context: PageContext, key: string): SafeHtml {
 </div>`;
 }
 
-export function revealedPage(context: PageContext, key: string): SafeHtml {
+export function revealedPage(context: PageContext, keyId: string, key: string): SafeHtml {
   const { t } = context;
   return layout(
     context,
     t.keys.revealedTitle,
     html`${shownOnce(context, key)}
-<p><a href="${PORTAL_PATH}/keys">${t.keys.back}</a></p>`,
+<p><a href="${keyPath(keyId)}">${t.keys.backToKey}</a></p>`,
   );
 }
 
+/** The new key, once, and the truth about the old one: stopped, or working until when. */
 export function rotatedPage(
   context: PageContext,
-  rotated: { key: string; previousKeyValidUntil: string },
+  rotated: { id: string; key: string; oldKeyUntil: number; oldKeyStopped: boolean },
 ): SafeHtml {
   const { t, language } = context;
   return layout(
     context,
     t.keys.rotatedTitle,
     html`${shownOnce(context, rotated.key)}
-<p>${t.keys.oldValidUntil(dateTime(language, Date.parse(rotated.previousKeyValidUntil)))}</p>
-<p><a href="${PORTAL_PATH}/keys">${t.keys.back}</a></p>`,
+<p>${rotated.oldKeyStopped ? t.keys.oldStopped : t.keys.oldValidUntil(dateTime(language, rotated.oldKeyUntil))}</p>
+<p><a href="${keyPath(rotated.id)}">${t.keys.toNewKey}</a></p>`,
   );
 }

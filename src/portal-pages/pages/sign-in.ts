@@ -28,23 +28,44 @@ ${submit(t.signIn.submit)}`,
   );
 }
 
-export function codePage(context: PageContext, state: { email: string; error?: string }): SafeHtml {
+export function codePage(
+  context: PageContext,
+  state: { email: string; challenge: string; code?: string; error?: string; news?: string },
+): SafeHtml {
   const { t } = context;
+  const carried = html`<input type="hidden" name="email" value="${state.email}">
+<input type="hidden" name="challenge" value="${state.challenge}">`;
   return layout(
     context,
     t.signIn.codeTitle,
     html`<p>${t.signIn.codeIntro(state.email)}</p>
+${state.news ? notice('status', state.news) : null}
 ${form(
   `${PORTAL_PATH}/sign-in/code`,
   csrfField(context),
-  html`<input type="hidden" name="email" value="${state.email}">
-${codeField(t.signIn.code, t.signIn.codeHint, state.error)}
+  html`${carried}
+${codeField(t.signIn.code, t.signIn.codeHint, state.error, true, state.code)}
 <div class="field check"><input type="checkbox" id="field-remember" name="remember" value="1"><label for="field-remember">${t.signIn.remember}</label></div>
 ${submit(t.signIn.codeSubmit)}`,
+)}
+${form(
+  `${PORTAL_PATH}/sign-in/code/resend`,
+  csrfField(context),
+  html`${carried}
+<p class="hint">${t.signIn.resendHint}</p>
+${submit(t.signIn.resend, 'secondary')}`,
+  'resend',
 )}
 ${devMailLink(context)}
 <p><a href="${PORTAL_PATH}/sign-in">${t.signIn.startOver}</a></p>`,
   );
+}
+
+/** The new password, twice: a typo in a field nobody can see is caught before it is set. */
+function newPasswordFields(context: PageContext, error: string | undefined, autofocus: boolean) {
+  const { t } = context;
+  return html`${field({ name: 'newPassword', label: t.password.new, type: 'password', autocomplete: 'new-password', hint: t.password.hint, minLength: 12, autofocus, ...(error ? { error } : {}) })}
+${field({ name: 'newPasswordAgain', label: t.password.again, type: 'password', autocomplete: 'new-password', minLength: 12 })}`;
 }
 
 export function forgotPage(context: PageContext, state: { email?: string; error?: string } = {}) {
@@ -65,7 +86,13 @@ ${submit(t.forgot.submit)}`,
 
 export function resetPage(
   context: PageContext,
-  state: { email: string; codeError?: string; passwordError?: string; error?: string },
+  state: {
+    email: string;
+    code?: string;
+    codeError?: string;
+    passwordError?: string;
+    error?: string;
+  },
 ): SafeHtml {
   const { t } = context;
   return layout(
@@ -78,10 +105,31 @@ ${form(
   csrfField(context),
   html`<input type="hidden" name="email" value="${state.email}">
 <input type="text" name="username" value="${state.email}" autocomplete="username" hidden>
-${codeField(t.signIn.code, t.signIn.codeHint, state.codeError, !state.passwordError)}
-${field({ name: 'newPassword', label: t.password.new, type: 'password', autocomplete: 'new-password', hint: t.password.hint, minLength: 12, autofocus: Boolean(state.passwordError), ...(state.passwordError ? { error: state.passwordError } : {}) })}
+${codeField(t.signIn.code, t.signIn.codeHint, state.codeError, !state.passwordError, state.code)}
+${newPasswordFields(context, state.passwordError, Boolean(state.passwordError))}
 ${submit(t.forgot.submitReset)}`,
 )}
 ${devMailLink(context)}`,
+  );
+}
+
+/** The page the reset mail's link opens: only the new password is asked for. */
+export function linkResetPage(
+  context: PageContext,
+  state: { token: string; passwordError?: string; error?: string },
+): SafeHtml {
+  const { t } = context;
+  return layout(
+    context,
+    t.forgot.resetTitle,
+    html`<p>${t.forgot.linkIntro}</p>
+${state.error ? notice('alert', state.error) : null}
+${form(
+  `${PORTAL_PATH}/reset-password/link`,
+  csrfField(context),
+  html`<input type="hidden" name="token" value="${state.token}">
+${newPasswordFields(context, state.passwordError, true)}
+${submit(t.forgot.submitReset)}`,
+)}`,
   );
 }

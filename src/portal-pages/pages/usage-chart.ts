@@ -17,9 +17,10 @@ function niceCeiling(value: number): number {
 }
 
 /**
- * A key's requests per day as stacked bars (answered, 304, 429, errors), drawn on the server so
- * it shows with JavaScript off, with the same figures in a table for screen readers and for
- * anyone who wants the numbers.
+ * A key's requests per day as stacked bars (answered, answered from cache, refused by the rate
+ * limit, errors), drawn on the server so it shows with JavaScript off. Its labels are text
+ * beside the drawing, so they stay readable when it shrinks on a phone. The same figures follow
+ * in a table, newest day first, in a scroll region a keyboard can reach.
  */
 export function usageChart(
   context: PageContext,
@@ -38,6 +39,10 @@ export function usageChart(
     rate_limited: t.usage.rateLimited,
     errors: t.usage.errors,
   };
+  const terms: Partial<Record<(typeof SERIES)[number], string>> = {
+    not_modified: t.usage.notModifiedTerm,
+    rate_limited: t.usage.rateLimitedTerm,
+  };
   const bars = days.map((day, index) => {
     let y = HEIGHT;
     return SERIES.map((series) => {
@@ -49,29 +54,32 @@ export function usageChart(
   });
   const first = days[0];
   const last = days.at(-1);
+  const tableId = `usage-table-${key.id}`;
   return html`<section class="usage" aria-labelledby="usage-${key.id}">
-<h3 id="usage-${key.id}">${t.usage.title}<span class="visually-hidden">: ${key.name} …${key.hint}</span></h3>
+<h2 id="usage-${key.id}">${t.usage.title}</h2>
 <p>${t.usage.total(requests, rows)}</p>
 <figure>
-<svg viewBox="0 0 ${WIDTH} ${HEIGHT + 16}" role="img" aria-label="${t.usage.total(requests, rows)}" class="chart">
+<p class="chart-scale" aria-hidden="true">${t.usage.scale(count(language, top))}</p>
+<svg viewBox="0 0 ${WIDTH} ${HEIGHT}" preserveAspectRatio="none" role="img" aria-label="${t.usage.total(requests, rows)}" class="chart">
 <line class="axis" x1="0" y1="${HEIGHT}" x2="${WIDTH}" y2="${HEIGHT}"></line>
 ${bars}
-<text class="tick" x="0" y="${HEIGHT + 13}">${first ? shortDay(language, first.day) : ''}</text>
-<text class="tick" x="${WIDTH}" y="${HEIGHT + 13}" text-anchor="end">${last ? shortDay(language, last.day) : ''}</text>
-<text class="tick" x="2" y="10">${count(language, top)}</text>
 </svg>
-<figcaption><ul class="legend">${SERIES.map((series) => html`<li><span class="swatch ${series}"></span>${labels[series]}</li>`)}</ul></figcaption>
+<p class="chart-days" aria-hidden="true"><span>${first ? shortDay(language, first.day) : ''}</span><span>${last ? shortDay(language, last.day) : ''}</span></p>
+<figcaption><ul class="legend">${SERIES.map(
+    (series) =>
+      html`<li><span class="swatch ${series}"></span>${labels[series]}${terms[series] ? html` <span class="term">(${terms[series]})</span>` : null}</li>`,
+  )}</ul></figcaption>
 </figure>
 <p class="hint">${t.usage.note}</p>
-<details>
-<summary>${t.usage.asTable}</summary>
-<div class="table-scroll"><table>
+<h3 id="${tableId}-title">${t.usage.tableTitle}</h3>
+<div class="table-scroll" role="region" tabindex="0" aria-labelledby="${tableId}-title"><table id="${tableId}">
 <thead><tr><th scope="col">${t.usage.day}</th>${SERIES.map((series) => html`<th scope="col">${labels[series]}</th>`)}<th scope="col">${t.usage.rows}</th></tr></thead>
-<tbody>${days.map(
-    (day) =>
-      html`<tr><th scope="row">${shortDay(language, day.day)}</th>${SERIES.map((series) => html`<td>${count(language, day[series])}</td>`)}<td>${count(language, day.rows)}</td></tr>`,
-  )}</tbody>
+<tbody>${[...days]
+    .reverse()
+    .map(
+      (day) =>
+        html`<tr><th scope="row">${shortDay(language, day.day)}</th>${SERIES.map((series) => html`<td>${count(language, day[series])}</td>`)}<td>${count(language, day.rows)}</td></tr>`,
+    )}</tbody>
 </table></div>
-</details>
 </section>`;
 }
