@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { getAccountByEmail } from '../accounts/accounts.service.ts';
 import { recordAudit } from '../audit/audit.repository.ts';
-import { SECRET_FIELD_KEYS } from '../campaigns/field-projection.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/connect.ts';
 import type { ApiKeyRow, Database } from '../db/schema.ts';
 import { DomainError } from '../errors.ts';
 import { generateKeyText, hashKey, isWellFormedKey, keyHint } from './key-format.ts';
+import { type FieldCheck, validateScopes } from './key-scopes.ts';
 import { sealKey } from './key-seal.ts';
+
 import {
   findKeyByHash,
   findKeyById,
@@ -81,83 +82,6 @@ export function keyStatus(
   if (row.revoked_at !== null && row.revoked_at <= now) return 'revoked';
   if (row.expires_at <= now) return 'expired';
   return 'active';
-}
-
-/**
- * Checks that every campaign of a scope exists and is not deleted, and with `fields: 'known'` that
- * every field key is one of the campaign's fields; trims and dedupes field keys.
- */
-async function validateScopes(
-  db: Kysely<Database>,
-  scopes: KeyScope[],
-  fields: FieldCheck = 'any',
-): Promise<KeyScope[]> {
-  const ids = scopes.map((scope) => scope.campaignId);
-  const duplicate = ids.find((id, index) => ids.indexOf(id) !== index);
-  if (duplicate)
-    throw new DomainError('invalid', `campaign ${duplicate} is named in more than one --scope`);
-  if (ids.length === 0) return [];
-  const found = await db
-    .selectFrom('campaigns')
-    .select('id')
-    .where('id', 'in', ids)
-    .where('deleted_at', 'is', null)
-    .execute();
-  const existing = new Set(found.map((row) => row.id));
-  const missing = ids.find((id) => !existing.has(id));
-  if (missing) throw new DomainError('not_found', `campaign ${missing} does not exist`);
-  const cleaned = scopes.map((scope) => ({
-    campaignId: scope.campaignId,
-    fields: [...new Set(scope.fields.map((field) => field.trim()).filter((field) => field !== ''))],
-  }));
-  // Spec, Respondent: never returned. They are not even kept, so an allow-list naming one would
-  // only mislead whoever reads it.
-  const neverServed = cleaned
-    .flatMap((scope) => scope.fields)
-    .find((field) => SECRET_FIELD_KEYS.has(field));
-  if (neverServed !== undefined) {
-    throw new DomainError(
-      'invalid',
-      `${neverServed} is never stored or served, so no allow-list may name it`,
-    );
-  }
-  if (fields === 'known') await requireKnownFields(db, cleaned);
-  return cleaned;
-}
-
-/**
- * Whether a scope may name fields its campaigns do not have (yet): a key for a field a campaign
- * will gain. An operator's typo otherwise makes a key that silently reads less than meant.
- */
-export type FieldCheck = 'known' | 'any';
-
-async function requireKnownFields(db: Kysely<Database>, scopes: KeyScope[]): Promise<void> {
-  const rows = await db
-    .selectFrom('campaign_fields')
-    .select(['campaign_id', 'key'])
-    .where(
-      'campaign_id',
-      'in',
-      scopes.map((scope) => scope.campaignId),
-    )
-    .execute();
-  const known = new Set(rows.map((row) => `${row.campaign_id}\u0000${row.key}`));
-  for (const scope of scopes) {
-    const unknown = scope.fields.filter((field) => !known.has(`${scope.campaignId}\u0000${field}`));
-    if (unknown.length === 0) continue;
-    const has = rows.filter((row) => row.campaign_id === scope.campaignId).map((row) => row.key);
-    throw new UnknownFieldsError(
-      `campaign ${scope.campaignId} has no field ${unknown.join(', ')} (its fields: ${has.join(', ') || 'none'})`,
-    );
-  }
-}
-
-/** A scope named fields its campaign does not have, and the check asked for known ones. */
-export class UnknownFieldsError extends DomainError {
-  constructor(message: string) {
-    super('invalid', message);
-    this.name = 'UnknownFieldsError';
-  }
 }
 
 export interface IssuedKey {

@@ -1,4 +1,6 @@
+import { PASSWORD_MIN_LENGTH } from '../accounts/passwords.ts';
 import { type Fragment, html, type SafeHtml } from './html.ts';
+import type { PageContext } from './layout.ts';
 
 export interface FieldOptions {
   name: string;
@@ -76,4 +78,18 @@ export function form(action: string, csrf: SafeHtml, body: Fragment, className?:
   return html`<form method="post" action="${action}"${className ? html` class="${className}"` : ''}>${csrf}
 ${body}
 </form>`;
+}
+
+/**
+ * A new password, typed twice: a typo in a field nobody can see is caught before it is set (see
+ * newPasswordOf). The refusal, when there is one, sits with the first field.
+ */
+export function newPasswordFields(
+  context: PageContext,
+  error: string | undefined,
+  autofocus: boolean,
+): SafeHtml {
+  const { t } = context;
+  return html`${field({ name: 'newPassword', label: t.password.new, type: 'password', autocomplete: 'new-password', hint: t.password.hint, minLength: PASSWORD_MIN_LENGTH, autofocus, ...(error ? { error } : {}) })}
+${field({ name: 'newPasswordAgain', label: t.password.again, type: 'password', autocomplete: 'new-password', minLength: PASSWORD_MIN_LENGTH })}`;
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { PasswordRuleError } from '../portal/password-change.ts';
 import { clientOf } from '../portal/portal.routes.ts';
@@ -51,11 +51,19 @@ export function registerSignInRoutes(pages: FastifyInstance, kit: PageKit): void
     }
   });
 
-  pages.post('/sign-in/code', async (request, reply) => {
+  /** What the code page's two forms carry: the address, and the challenge login handed over. */
+  const codeForm = (request: FastifyRequest, reply: FastifyReply) => {
     const form = formOf(request);
-    const email = (form.email ?? '').trim();
-    const challenge = form.challenge ?? '';
-    const context = kit.context(request, reply, signInPath);
+    return {
+      form,
+      email: (form.email ?? '').trim(),
+      challenge: form.challenge ?? '',
+      context: kit.context(request, reply, signInPath),
+    };
+  };
+
+  pages.post('/sign-in/code', async (request, reply) => {
+    const { form, email, challenge, context } = codeForm(request, reply);
     try {
       const code = codeOf(form.code);
       const result = await portal.verifyOtp(
@@ -81,10 +89,7 @@ export function registerSignInRoutes(pages: FastifyInstance, kit: PageKit): void
   });
 
   pages.post('/sign-in/code/resend', async (request, reply) => {
-    const form = formOf(request);
-    const email = (form.email ?? '').trim();
-    const challenge = form.challenge ?? '';
-    const context = kit.context(request, reply, signInPath);
+    const { email, challenge, context } = codeForm(request, reply);
     try {
       await portal.resendSignInCode({ email, challenge }, clientOf(request));
       return kit.send(

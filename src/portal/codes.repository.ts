@@ -36,34 +36,24 @@ export async function findOpenCode(
   return query.orderBy('created_at', 'desc').executeTakeFirst();
 }
 
-/** Takes one try of a code, atomically; false when its tries are used up or it is spent. */
-export async function takeCodeAttempt(
-  db: Kysely<Database>,
-  id: string,
-  maxAttempts: number,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('one_time_codes')
-    .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-    .where('id', '=', id)
-    .where('attempts', '<', maxAttempts)
-    .where('consumed_at', 'is', null)
-    .where('replaced_at', 'is', null)
-    .executeTakeFirst();
-  return result.numUpdatedRows === 1n;
-}
+/**
+ * The two budgets of a code's tries: `attempts` for the client it was issued to, `open_attempts`
+ * for tries without its challenge (see one-time-codes.ts).
+ */
+export type AttemptBudget = 'attempts' | 'open_attempts';
 
-/** Takes one try without the code's challenge, atomically; false when those tries are used up. */
-export async function takeOpenAttempt(
+/** Takes one try from a code's budget, atomically; false when it is used up or the code spent. */
+export async function takeAttempt(
   db: Kysely<Database>,
   id: string,
+  budget: AttemptBudget,
   maxAttempts: number,
 ): Promise<boolean> {
   const result = await db
     .updateTable('one_time_codes')
-    .set((eb) => ({ open_attempts: eb('open_attempts', '+', 1) }))
+    .set((eb) => ({ [budget]: eb(budget, '+', 1) }))
     .where('id', '=', id)
-    .where('open_attempts', '<', maxAttempts)
+    .where(budget, '<', maxAttempts)
     .where('consumed_at', 'is', null)
     .where('replaced_at', 'is', null)
     .executeTakeFirst();

@@ -87,8 +87,11 @@ export function passwordThrottleKey(
 ): string {
   return trustedDeviceId === undefined
     ? `${passwordThrottlePrefix(email)}${network}`
-    : `password-device:${trustedDeviceId}`;
+    : deviceThrottleKey(trustedDeviceId);
 }
+
+/** The password counter of a trusted device: its own, whoever else tries the address. */
+export const deviceThrottleKey = (deviceId: string) => `password-device:${deviceId}`;
 
 /** What every network's password counter of an address starts with (to clear them all). */
 export const passwordThrottlePrefix = (email: string) => `password:${email}|`;

@@ -184,8 +184,8 @@ export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles
   return {
     /**
      * Issues and mails a new code, retiring any open one of the same account and purpose. A
-     * sign-in code comes with a challenge (returned here, stored as its hash), which the client
-     * that proved the password sends back with the code.
+     * sign-in code is issued with the challenge handed to the client that proved the password
+     * (see newChallenge); only its hash is stored.
      */
     async issue(
       account: AccountRow,
@@ -216,7 +216,10 @@ export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles
       await send(account, row, client);
     },
 
-    /** Mails the open code again, the same code; false when none is open. */
+    /**
+     * Mails the open code again, the same code; false when none is open, or when its own tries
+     * are spent (a reset mail is still sent again then: its link works whatever the code's tries).
+     */
     async resend(
       account: AccountRow,
       purpose: CodePurpose,
@@ -229,6 +232,7 @@ export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles
         clock.now(),
       );
       if (!open || !holdsChallenge(open, challenge)) return false;
+      if (purpose !== 'password_reset' && open.attempts >= CODE_MAX_ATTEMPTS) return false;
       await throttles.chargeAll(mailBudgets(account, purpose));
       await send(account, open, client);
       return true;
@@ -260,8 +264,8 @@ export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles
       const open = await repo.findOpenCode(db, { accountId: account.id, purpose, sessionId }, now);
       if (!open) throw invalidCode();
       const tried = holdsChallenge(open, challenge)
-        ? await repo.takeCodeAttempt(db, open.id, CODE_MAX_ATTEMPTS)
-        : await repo.takeOpenAttempt(db, open.id, OPEN_CODE_ATTEMPTS);
+        ? await repo.takeAttempt(db, open.id, 'attempts', CODE_MAX_ATTEMPTS)
+        : await repo.takeAttempt(db, open.id, 'open_attempts', OPEN_CODE_ATTEMPTS);
       const matches =
         tried && digestsEqual(open.code_hmac, digest(code, purpose, account.id, sessionId));
       if (!matches || !(await repo.consumeCode(db, open.id, now))) throw invalidCode();

@@ -16,6 +16,7 @@ import { listDeviceIds } from './devices.repository.ts';
 import {
   clientNetwork,
   decideSignIn,
+  deviceThrottleKey,
   passwordThrottleKey,
   passwordThrottlePrefix,
 } from './lockout.ts';
@@ -185,10 +186,7 @@ export async function unlockSignIn(
     await clearAccountLocks(trx, account.id);
     const devices = await listDeviceIds(trx, account.id);
     await clearThrottlesStartingWith(trx, passwordThrottlePrefix(account.email));
-    await clearThrottles(
-      trx,
-      devices.map((deviceId) => passwordThrottleKey(account.email, '', deviceId)),
-    );
+    await clearThrottles(trx, devices.map(deviceThrottleKey));
     await recordAudit(
       trx,
       { actor: 'operator', action: 'account.unlock', target: account.id },

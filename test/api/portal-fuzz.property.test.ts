@@ -1,11 +1,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.service.ts';
-import { createSmtpMailer } from '../../src/mail/mailer.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { pageBrowser } from '../helpers/page-browser.ts';
 import { PORTAL_PASSWORD, portalClient } from '../helpers/portal-client.ts';
-import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
+import { startMailingApp, type TestSmtpServer } from '../helpers/smtp.ts';
 import { ENGINES } from '../helpers/stores.ts';
 
 const PORTAL = '/developer/portal';
@@ -94,11 +93,10 @@ describe.each(ENGINES)('no portal input yields a 5xx, on %s', (engine) => {
   let cookie: string;
   let csrf: string;
 
+  let close: () => Promise<void>;
+
   beforeAll(async () => {
-    smtp = await startSmtpServer();
-    t = await startTestApp(engine, {
-      mailer: createSmtpMailer(smtp.url, 'Hadir <no-reply@hadir.test>'),
-    });
+    ({ t, smtp, close } = await startMailingApp(engine));
     await createAccount(t.store, t.clock, {
       email: 'fuzz@example.test',
       password: PORTAL_PASSWORD,
@@ -112,10 +110,7 @@ describe.each(ENGINES)('no portal input yields a 5xx, on %s', (engine) => {
     csrf = (await browser.get(`${PORTAL}/keys`)).csrf as string;
     cookie = [...browser.jar].map(([name, value]) => `${name}=${value}`).join('; ');
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-  });
+  afterAll(() => close());
 
   const withId = (route: string, id: string) => route.replace(':id', encodeURIComponent(id));
 

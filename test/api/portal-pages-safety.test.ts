@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.service.ts';
-import { createSmtpMailer } from '../../src/mail/mailer.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import type { TestApp } from '../helpers/app.ts';
 import { type PageResponse, pageBrowser } from '../helpers/page-browser.ts';
 import { PORTAL_PASSWORD } from '../helpers/portal-client.ts';
-import { resetLinkIn, startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
+import { resetLinkIn, startMailingApp, type TestSmtpServer } from '../helpers/smtp.ts';
 import { ENGINES } from '../helpers/stores.ts';
 
 const PORTAL = '/developer/portal';
@@ -15,16 +14,12 @@ describe.each(ENGINES)('the portal pages against strangers and odd input, on %s'
   let smtp: TestSmtpServer;
   let accounts = 0;
 
+  let close: () => Promise<void>;
+
   beforeAll(async () => {
-    smtp = await startSmtpServer();
-    t = await startTestApp(engine, {
-      mailer: createSmtpMailer(smtp.url, 'Hadir <no-reply@hadir.test>'),
-    });
+    ({ t, smtp, close } = await startMailingApp(engine));
   });
-  afterAll(async () => {
-    await t.close();
-    await smtp.close();
-  });
+  afterAll(() => close());
 
   async function newAccount() {
     accounts += 1;

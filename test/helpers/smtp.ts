@@ -1,4 +1,6 @@
 import { SMTPServer } from 'smtp-server';
+import { createSmtpMailer } from '../../src/mail/mailer.ts';
+import { startTestApp, type TestApp } from './app.ts';
 
 export interface ReceivedMail {
   to: string[];
@@ -65,5 +67,28 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
       }
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * A test app whose mail goes to an SMTP server of its own on loopback, as a real deployment's
+ * would; `close` stops both.
+ */
+export async function startMailingApp(
+  engineOrStore: Parameters<typeof startTestApp>[0],
+  options: Parameters<typeof startTestApp>[1] = {},
+): Promise<{ t: TestApp; smtp: TestSmtpServer; close(): Promise<void> }> {
+  const smtp = await startSmtpServer();
+  const t = await startTestApp(engineOrStore, {
+    ...options,
+    mailer: createSmtpMailer(smtp.url, 'Hadir <no-reply@hadir.test>'),
+  });
+  return {
+    t,
+    smtp,
+    async close() {
+      await t.close();
+      await smtp.close();
+    },
   };
 }

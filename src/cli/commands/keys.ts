@@ -1,4 +1,5 @@
 import { secretsFromConfig } from '../../config.ts';
+import { UnknownFieldsError } from '../../keys/key-scopes.ts';
 import type { KeyScope } from '../../keys/keys.repository.ts';
 import {
   issueKey,
@@ -7,7 +8,6 @@ import {
   revokeKey,
   rotateKey,
   showKey,
-  UnknownFieldsError,
 } from '../../keys/keys.service.ts';
 import { loadServerSecrets } from '../../secrets.ts';
 import {

@@ -1,5 +1,5 @@
 import { dateTime } from '../format.ts';
-import { field, form, submit } from '../forms.ts';
+import { field, form, newPasswordFields, submit } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { csrfField, layout, notice, type PageContext, PORTAL_PATH } from '../layout.ts';
 
@@ -61,8 +61,7 @@ ${form(
   csrfField(context),
   html`<input type="text" name="username" value="${holder?.email ?? ''}" autocomplete="username" hidden>
 ${field({ name: 'currentPassword', label: t.password.current, type: 'password', autocomplete: 'current-password', autofocus: !state.newError, ...(state.currentError ? { error: state.currentError } : {}) })}
-${field({ name: 'newPassword', label: t.password.new, type: 'password', autocomplete: 'new-password', hint: t.password.hint, minLength: 12, autofocus: Boolean(state.newError), ...(state.newError ? { error: state.newError } : {}) })}
-${field({ name: 'newPasswordAgain', label: t.password.again, type: 'password', autocomplete: 'new-password', minLength: 12 })}
+${newPasswordFields(context, state.newError, Boolean(state.newError))}
 ${submit(t.password.submit)}`,
 )}`,
   );

@@ -1,4 +1,4 @@
-import { codeField, field, form, submit } from '../forms.ts';
+import { codeField, field, form, newPasswordFields, submit } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { csrfField, layout, notice, type PageContext, PORTAL_PATH } from '../layout.ts';
 
@@ -59,13 +59,6 @@ ${submit(t.signIn.resend, 'secondary')}`,
 ${devMailLink(context)}
 <p><a href="${PORTAL_PATH}/sign-in">${t.signIn.startOver}</a></p>`,
   );
-}
-
-/** The new password, twice: a typo in a field nobody can see is caught before it is set. */
-function newPasswordFields(context: PageContext, error: string | undefined, autofocus: boolean) {
-  const { t } = context;
-  return html`${field({ name: 'newPassword', label: t.password.new, type: 'password', autocomplete: 'new-password', hint: t.password.hint, minLength: 12, autofocus, ...(error ? { error } : {}) })}
-${field({ name: 'newPasswordAgain', label: t.password.again, type: 'password', autocomplete: 'new-password', minLength: 12 })}`;
 }
 
 export function forgotPage(context: PageContext, state: { email?: string; error?: string } = {}) {

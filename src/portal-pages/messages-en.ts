@@ -1,0 +1,252 @@
+import type { ThrottleReason } from '../portal/portal-context.ts';
+import type { FormProblem } from './form-input.ts';
+
+/** The portal's words in English; its shape is every language's (see Messages). */
+export const en = {
+  languageName: 'English',
+  portalName: 'Hadir developer portal',
+  skipToContent: 'Skip to content',
+  nav: {
+    label: 'Portal',
+    keys: 'Keys',
+    devices: 'Devices',
+    password: 'Password',
+    start: 'Get started',
+    signOut: 'Sign out',
+  },
+  switchLanguage: 'Bahasa Indonesia',
+  signedInAs: (email: string) => `Signed in as ${email}`,
+  times: { never: 'never' },
+  /** A wait in words: seconds under a minute, then minutes, then hours (rounded up). */
+  duration: (seconds: number) => {
+    if (seconds < 60) return seconds === 1 ? '1 second' : `${seconds} seconds`;
+    if (seconds < 3600) {
+      const minutes = Math.ceil(seconds / 60);
+      return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+    }
+    const hours = Math.ceil(seconds / 3600);
+    return hours === 1 ? '1 hour' : `${hours} hours`;
+  },
+  /** Time left before something ends, for a status line ("ends in 3 hours"). */
+  timeLeft: (ms: number) => {
+    const hours = ms / 3_600_000;
+    if (hours < 1) {
+      const minutes = Math.max(1, Math.ceil(ms / 60_000));
+      return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+    }
+    if (hours < 48) return `${Math.floor(hours)} ${Math.floor(hours) === 1 ? 'hour' : 'hours'}`;
+    return `${Math.floor(hours / 24)} days`;
+  },
+  signIn: {
+    title: 'Sign in',
+    email: 'E-mail address',
+    password: 'Password',
+    submit: 'Continue',
+    forgot: 'Forgot your password?',
+    resetDone: 'Your password was reset. Sign in with the new one.',
+    signedOut: 'You are signed out.',
+    sessionEnded:
+      'You were signed out after several wrong current passwords. Sign in again to change your password.',
+    resend: 'Send a new code',
+    resendHint: 'No mail after a minute? Check your spam folder, or have the code sent again.',
+    codeResent: 'We sent the code again. Use the newest mail.',
+    codeTitle: 'Enter the code',
+    codeIntro: (email: string) =>
+      `We e-mailed a 6-digit code to ${email}. It is valid for 10 minutes.`,
+    code: 'Code',
+    codeHint: 'Six digits, as in the e-mail.',
+    remember: 'Remember this device for 30 days (no code needed here)',
+    codeSubmit: 'Sign in',
+    startOver: 'Use another account',
+    devMail: 'Development mailbox',
+  },
+  forgot: {
+    title: 'Forgot password',
+    intro:
+      'Enter the e-mail address of your account; we will send it a code to set a new password.',
+    submit: 'Send code',
+    resetTitle: 'Set a new password',
+    resetIntro: (email: string) =>
+      `If ${email} has an account, a code is on its way. It is valid for 10 minutes. The mail also holds a link that sets the password without the code.`,
+    submitReset: 'Set password',
+    linkIntro: 'Choose a new password for your account.',
+    linkGone:
+      'This link has expired or was already used. Ask for a new one with "Forgot your password?" on the sign-in page.',
+  },
+  password: {
+    title: 'Password',
+    mustChange: 'Choose a new password before anything else: your operator set a temporary one.',
+    current: 'Current password',
+    new: 'New password',
+    again: 'New password, again',
+    hint: '12 to 72 characters; not a common password. Other sessions and remembered devices end.',
+    submit: 'Change password',
+    changed: 'Your password was changed. Other sessions and remembered devices were signed out.',
+  },
+  keys: {
+    title: 'API keys',
+    keyTitle: (name: string) => `Key: ${name}`,
+    none: 'No keys yet. Your operator issues them.',
+    lastFour: 'ends in',
+    status: 'Status',
+    created: 'Created',
+    expires: 'Expires',
+    lastUsed: 'Last used',
+    reads: 'What it reads',
+    noScope: 'No campaigns: this key reads nothing.',
+    campaignGone: (id: string) => `campaign ${id} (deleted)`,
+    totalsOnly: 'totals and attendance only',
+    states: {
+      active: (until: string) => `Active, expires ${until}`,
+      expiring_soon: (left: string, at: string) => `Active, ends in ${left} (${at})`,
+      rotating_out: (left: string, at: string) =>
+        `Replaced by a new key: stops working in ${left} (${at})`,
+      expired: (at: string) => `Expired ${at}`,
+      revoked: (at: string) => `Revoked ${at}`,
+    },
+    revealTitle: 'See the key',
+    revealIntro: 'Your operator issued this key for you to see once, here.',
+    reveal: 'Show the key',
+    rotateTitle: 'Replace the key',
+    rotateLegend: 'How long should the current key keep working?',
+    rotateIntro:
+      'You get a new key with the same access. Choose how long the current one keeps working, so you can put the new key into every system that uses it.',
+    rotateContinue: 'Continue',
+    overlaps: {
+      0: 'Stop it now',
+      1: '1 hour',
+      24: '24 hours',
+      168: '7 days',
+    } as Record<number, string>,
+    confirmTitle: (name: string) => `Replace ${name}?`,
+    confirmNow:
+      'Your current key will stop working immediately. Every system using it will fail until you put in the new key.',
+    confirmOverlap: (overlap: string, until: string) =>
+      `Your current key keeps working for ${overlap}, until ${until}. Put the new key into every system that uses it before then; after that, the current key stops working.`,
+    confirmNewKey: 'The new key is shown once, on the next page. Have a safe place ready for it.',
+    confirmSubmit: 'Replace the key',
+    confirmSubmitNow: 'Replace the key and stop the current one now',
+    revealedTitle: 'Your key',
+    once: 'Copy it now: you will not see this key again.',
+    copy: 'Copy',
+    copied: 'Copied',
+    keyLabel: 'API key',
+    back: 'All keys',
+    backToKey: 'Back to the key',
+    toNewKey: 'Go to the new key',
+    rotatedTitle: 'New key issued',
+    oldValidUntil: (until: string) =>
+      `Your old key keeps working until ${until}. Put the new key into every system that uses it before then.`,
+    oldStopped:
+      'Your old key has stopped working. Put the new key into every system that used the old one now.',
+    stepUpTitle: 'Confirm it is you',
+    stepUpIntroReveal: 'We e-mailed you a 6-digit code. Enter it to see the key.',
+    stepUpIntroRotate: 'We e-mailed you a 6-digit code. Enter it to replace the key.',
+    stepUpSubmit: 'Confirm',
+    cancel: 'Cancel',
+  },
+  usage: {
+    title: 'Usage, last 30 days',
+    note: 'Counted by every server and saved once a minute: the newest requests appear within a minute or two.',
+    scale: (top: string) => `Requests per day (scale up to ${top})`,
+    tableTitle: 'Requests per day, newest first',
+    day: 'Day',
+    answered: 'Answered',
+    notModified: 'Answered from cache',
+    notModifiedTerm: 'HTTP 304, not counted against the rate limit',
+    rateLimited: 'Refused because of the rate limit',
+    rateLimitedTerm: 'HTTP 429',
+    errors: 'Errors',
+    rows: 'Rows served',
+    total: (requests: number, rows: number) =>
+      `${requests.toLocaleString('en')} ${requests === 1 ? 'request' : 'requests'} and ${rows.toLocaleString('en')} ${rows === 1 ? 'row' : 'rows'} in 30 days`,
+  },
+  devices: {
+    title: 'Remembered devices',
+    intro: 'These devices sign in without an e-mailed code. Revoke one you do not recognise.',
+    none: 'No remembered devices.',
+    label: 'Device',
+    created: 'Remembered',
+    lastUsed: 'Last used',
+    expires: 'Expires',
+    revoke: 'Revoke',
+    revoked: 'The device was revoked; it needs a code at its next sign-in.',
+  },
+  start: {
+    title: 'Get started',
+    intro: 'The data API is read-only JSON over HTTPS. Your key goes in the Authorization header.',
+    reference: 'API reference',
+    llms: 'llms.txt, the reference for language models',
+    skill: 'skill.zip, a packaged skill for coding agents',
+    firstRequest: 'A first request (keep your key in an environment variable, never in code):',
+    yourKey: 'your key',
+    curlTitle: 'With curl',
+    sdkTitle: 'With the client SDK',
+    sdk: 'In Node.js, with @hadir/client: it pages, waits out rate limits and retries for you.',
+    syncTitle: 'With hadir-sync',
+    sync: 'Keep a copy of every campaign your key reads in SQLite (or PostgreSQL), and export it as CSV:',
+  },
+  notFound: {
+    title: 'Page not found',
+    text: 'There is no page at this address. It may have moved, or the link may be mistyped.',
+    backToKeys: 'Go to your keys',
+    backToSignIn: 'Go to the sign-in page',
+  },
+  devMail: {
+    title: 'Development mailbox',
+    intro: 'Mail this server would send. Shown only in development, without SMTP_URL.',
+    none: 'No mail yet.',
+    to: 'To',
+    subject: 'Subject',
+    sent: 'Sent',
+  },
+  errors: {
+    invalid_credentials: 'The e-mail address or password is wrong.',
+    invalid_code: 'The code is wrong, used or expired. Request a new one if needed.',
+    mismatch: 'The two new passwords differ. Type the same password in both fields.',
+    throttled: {
+      network: (wait: string) => `Too many attempts from this network. Try again in ${wait}.`,
+      password: (wait: string) =>
+        `Too many wrong passwords for this address from this network. Try again in ${wait}, or reset your password.`,
+      code_mails: (wait: string) =>
+        `Too many codes were e-mailed to this account. Use the newest code you received, or try again in ${wait}.`,
+      reset_codes: (wait: string) =>
+        `Too many wrong codes for this address. Use the link in the e-mail, or try again in ${wait}.`,
+    } as Record<ThrottleReason, (wait: string) => string>,
+    badFormTitle: 'This request cannot be read',
+    bad_form: (problem: FormProblem) => {
+      switch (problem.kind) {
+        case 'repeated':
+          return `The field “${problem.field}” was sent more than once. Send the form from its page.`;
+        case 'control':
+          return `The field “${problem.field}” holds a character that is not allowed (a control character).`;
+        case 'too_large':
+          return 'The form is larger than any page of the portal sends.';
+        case 'type':
+          return 'The portal takes forms as its pages send them (application/x-www-form-urlencoded), nothing else.';
+        case 'unreadable':
+          return 'The form could not be read. Send it from its page.';
+      }
+    },
+    account_locked:
+      'This account is locked after repeated unfinished sign-ins. Ask your operator to unlock it, or reset your password.',
+    length: 'Use 12 to 72 characters.',
+    same_as_current: 'Choose a password different from the current one.',
+    common: 'This is one of the most common passwords. Choose another.',
+    current_wrong: 'The current password is wrong.',
+    already_revealed:
+      'This key was already revealed; it is shown only once. Rotate it for a new one.',
+    not_revealable: 'This key was not issued for reveal in the portal.',
+    conflict: 'This key cannot be rotated now: it was already rotated or is no longer active.',
+    service_unavailable:
+      'The service is busy or the code could not be e-mailed. Try again shortly.',
+    form_expired: 'This form has expired. Please try again.',
+    https_required: 'The portal is served over HTTPS only (or on this machine during development).',
+    not_found: 'There is nothing here.',
+    generic: 'Something went wrong. Try again shortly.',
+    fix: 'Please fix the following:',
+  },
+};
+
+/** Every text of the portal, in one language. */
+export type Messages = typeof en;
