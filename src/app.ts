@@ -42,6 +42,8 @@ import {
 } from './portal/portal.service.ts';
 import { PORTAL_PATH } from './portal-pages/layout.ts';
 import { portalPages } from './portal-pages/portal-pages.ts';
+import { removalsRoutes } from './removals/removals.routes.ts';
+import { createRemovalsFeed } from './removals/removals.service.ts';
 import type { ServerSecrets } from './secrets.ts';
 import { ALL_SPEEDUPS_ON, type SpeedupsOff } from './speedups.ts';
 
@@ -249,6 +251,11 @@ function dataApi(
     data.decorateRequest('clientGone', false);
     data.addHook('onRequestAbort', access.onRequestAbort);
     await data.register(campaignRoutes(campaigns));
+    const removals = createRemovalsFeed(readStore, {
+      campaigns,
+      cursorKey: deps.secrets.cursorKey,
+    });
+    await data.register(removalsRoutes(removals));
   };
 }
 

@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'request_timeout'
   | 'conflict'
+  | 'full_sync_required'
   | 'already_revealed'
   | 'not_revealable'
   | 'payload_too_large'
@@ -51,6 +52,8 @@ export function statusOf(code: ErrorCode): number {
     case 'already_revealed':
     case 'not_revealable':
       return 409;
+    case 'full_sync_required':
+      return 410;
     case 'payload_too_large':
       return 413;
     case 'unsupported_media_type':

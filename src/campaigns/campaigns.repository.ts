@@ -113,3 +113,29 @@ export async function findCampaignWithCounts(
   }
   return { campaign, counts };
 }
+
+/** A campaign's question, as the field definitions endpoint serves it. */
+export interface FieldDefinition {
+  key: string;
+  label: string;
+  type: string;
+  position: number;
+}
+
+/** The campaign's fields among `keys`, in form order; none when `keys` is empty. */
+export async function findFieldDefinitions(
+  store: Store,
+  campaignId: string,
+  keys: readonly string[],
+): Promise<FieldDefinition[]> {
+  if (keys.length === 0) return [];
+  const rows = await store.db
+    .selectFrom('campaign_fields')
+    .select(['key', 'label', 'type', 'position'])
+    .where('campaign_id', '=', campaignId)
+    .where('key', 'in', keys)
+    .orderBy('position')
+    .orderBy('key')
+    .execute();
+  return rows.map((row) => ({ ...row, position: Number(row.position) }));
+}

@@ -10,6 +10,7 @@ import {
   CampaignParams,
   CampaignsResponse,
   DEFAULT_PAGE_LIMIT,
+  FieldsResponse,
   NoQuery,
   RespondentsQuerySchema,
   RespondentsResponse,
@@ -42,7 +43,7 @@ const DATA = { tags: ['Data'], security: [{ apiKey: [] }] };
 /** Throws once the client has gone, so the answer is not read for nobody. */
 const whileWaiting = (request: FastifyRequest) => () => ensureClientWaiting(request);
 
-/** The three data endpoints of spec, Endpoints. Every one is GET and changes nothing. */
+/** The three data endpoints of spec, Endpoints, and the field definitions. All GET; none changes anything. */
 export function campaignRoutes(service: CampaignService): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
@@ -96,6 +97,33 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
           whileWaiting(request),
           request.readAhead,
         );
+        request.accessRecord.fieldKeys = [...response.fieldKeys];
+        return sendTagged(request, reply, response);
+      },
+    );
+
+    app.get(
+      '/campaigns/:id/fields',
+      {
+        schema: {
+          ...DATA,
+          operationId: 'listCampaignFields',
+          summary: "The questions behind a campaign's field keys",
+          description:
+            "An addition within v1: the key, label, type and form position of each field in the key's allow-list, in form order. Fields outside the allow-list are not named. 403 for a campaign outside the scope, 404 for one that does not exist.",
+          params: CampaignParams,
+          querystring: NoQuery,
+          response: {
+            200: FieldsResponse,
+            ...NOT_MODIFIED,
+            ...errorResponses(400, 401, 403, 404, 429, 500, 503),
+          },
+        },
+      },
+      async (request, reply) => {
+        const key = requireKey(request);
+        request.accessRecord = { campaignId: request.params.id };
+        const response = await service.fields(key, request.params.id);
         request.accessRecord.fieldKeys = [...response.fieldKeys];
         return sendTagged(request, reply, response);
       },

@@ -167,3 +167,26 @@ export const RespondentsResponse = Type.Object(
     description: 'One page of respondents.',
   },
 );
+
+/** An addition within v1: what each allow-listed field asked (Typeform and pretix publish theirs). */
+export const FieldDefinitionSchema = Type.Object(
+  {
+    key: Type.String({ description: 'The key respondents’ fields use.' }),
+    label: Type.String({ description: 'The question as the form asked it.' }),
+    type: Type.String({
+      description:
+        'TEXT, TEXTAREA, EMAIL, PHONE, NUMBER, DATE, RADIO, SELECT or CHECKBOX (arrays of strings); others may be added.',
+    }),
+    position: Type.Integer({ description: 'Its place in the form, ascending.' }),
+  },
+  { title: 'FieldDefinition', additionalProperties: false },
+);
+
+export const FieldsResponse = Type.Object(
+  { data: Type.Array(FieldDefinitionSchema) },
+  {
+    title: 'Fields',
+    additionalProperties: false,
+    description: "The campaign's fields in the key's allow-list, in form order.",
+  },
+);

@@ -15,6 +15,7 @@ import {
   findCampaign,
   findCampaignsInScope,
   findCampaignWithCounts,
+  findFieldDefinitions,
 } from './campaigns.repository.ts';
 import type { Campaign, Summary } from './campaigns.schemas.ts';
 import type { Projection } from './field-projection.ts';
@@ -38,8 +39,18 @@ export type ReadAhead =
   | { kind: 'summary'; read: Promise<CampaignCounts | undefined> }
   | { kind: 'respondents'; read: Promise<CampaignRecord | undefined> };
 
+/** A campaign the key may read, with its compiled allow-list. */
+export interface CampaignAccess {
+  campaign: CampaignRecord;
+  projection: Projection;
+}
+
 export interface CampaignService {
   listCampaigns(key: AuthenticatedKey): Promise<CachedResponse>;
+  /** Spec, Errors rule 1: the campaign and allow-list, or 404 (no such campaign) or 403. */
+  access(key: AuthenticatedKey, campaignId: string): Promise<CampaignAccess>;
+  /** The allow-listed fields' definitions, in form order (fields outside it stay unnamed). */
+  fields(key: AuthenticatedKey, campaignId: string): Promise<CachedResponse>;
   /** Starts the read a summary or a page of `campaignId` will need. */
   readAhead(kind: ReadAhead['kind'], campaignId: string): ReadAhead;
   summary(
@@ -128,7 +139,7 @@ export function createCampaignService(
     key: AuthenticatedKey,
     campaignId: string,
     read: Promise<CampaignRecord | undefined>,
-  ): Promise<{ campaign: CampaignRecord; projection: Projection }> {
+  ): Promise<CampaignAccess> {
     const [campaign, scope] = await Promise.all([read, scopes.scopeOf(key)]);
     if (!campaign || campaign.deletedAt !== null) {
       throw new ApiError('not_found', `campaign ${campaignId} does not exist`);
@@ -154,6 +165,17 @@ export function createCampaignService(
       // A request whose key fails never collects its read: its failure is nobody's to report.
       ahead.read.catch(() => {});
       return ahead;
+    },
+
+    access: (key, campaignId) => access(key, campaignId, readCampaign(campaignId)),
+
+    async fields(key, campaignId) {
+      const { campaign, projection } = await access(key, campaignId, readCampaign(campaignId));
+      const cacheKey = `fields\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}`;
+      return cache.get(cacheKey, async () => {
+        const data = await findFieldDefinitions(store, campaignId, projection.fieldKeys);
+        return toCachedResponse({ data }, { fieldKeys: data.map((field) => field.key), rows: 0 });
+      });
     },
 
     async listCampaigns(key) {

@@ -19,6 +19,7 @@ import * as lockoutByProof from './migrations/0004-lockout-by-proof.ts';
 import * as dropNeverServed from './migrations/0005-drop-never-served.ts';
 import * as keyUsageDays from './migrations/0006-key-usage-days.ts';
 import * as challengedCodes from './migrations/0007-challenged-codes.ts';
+import * as removals from './migrations/0008-removals.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>;
@@ -35,6 +36,7 @@ const MIGRATIONS = {
   '0005-drop-never-served': dropNeverServed,
   '0006-key-usage-days': keyUsageDays,
   '0007-challenged-codes': challengedCodes,
+  '0008-removals': removals,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {

@@ -106,6 +106,8 @@ export function openPostgresStore(
       idle: pool.idleCount,
       waiting: pool.waitingCount,
     }),
+    // Old row versions stay until VACUUM, which autovacuum runs; operating.md says when to force it.
+    flushRemovals: async () => true,
     close: () => db.destroy(),
   };
 }

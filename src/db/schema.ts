@@ -19,6 +19,8 @@ export interface Database {
   one_time_codes: OneTimeCodesTable;
   client_throttles: ClientThrottlesTable;
   key_usage_days: KeyUsageDaysTable;
+  removals: RemovalsTable;
+  removals_horizon: RemovalsHorizonTable;
 }
 
 export interface AccountsTable {
@@ -202,4 +204,21 @@ export interface KeyUsageDaysTable {
   rate_limited: number;
   errors: number;
   rows: number;
+}
+
+/**
+ * A removed respondent's tombstone: which campaign lost which id, and when. Nothing else about the
+ * person is kept (see the removals feed).
+ */
+export interface RemovalsTable {
+  campaign_id: string;
+  respondent_id: string;
+  /** When the removal was committed, as near as the service can tell (see removals.repository). */
+  removed_at: number;
+}
+
+/** The one row saying from when the removals feed is complete. */
+export interface RemovalsHorizonTable {
+  id: number;
+  vouched_since: number;
 }

@@ -113,6 +113,8 @@ export function openSqliteStore(
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
+  // Erased means unreadable: a deleted row's bytes are overwritten, not left in free pages.
+  database.pragma('secure_delete = ON');
   const statements = new PreparedStatements();
   const changes = sqliteChangeTracking(database);
   const db = new Kysely<Database>({
@@ -127,6 +129,10 @@ export function openSqliteStore(
     db,
     statements,
     ...(options.rememberReads ? { changeStamp: changes.stamp } : {}),
+    async flushRemovals() {
+      const [result] = database.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+      return result?.busy === 0;
+    },
     close: () => db.destroy(),
   };
 }

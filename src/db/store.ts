@@ -22,5 +22,12 @@ export interface Store {
   readonly changeStamp?: ChangeStamp;
   /** Connection counts of the PostgreSQL pool, for metrics; SQLite has no pool. */
   readonly poolStats?: () => { total: number; idle: number; waiting: number };
+  /**
+   * After respondents were removed: leaves no copy of their rows in the engine's log. SQLite
+   * zeroes freed pages as it deletes (secure_delete) and here checkpoints and truncates its
+   * write-ahead log, which still holds the old pages (false when a reader kept it from
+   * finishing); PostgreSQL's old row versions go at its next VACUUM (see operating.md).
+   */
+  flushRemovals(): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -22,6 +22,7 @@ const DESCRIPTIONS: Record<number, string> = {
   403: "forbidden: the campaign exists but is outside the key's scope (portal: step_up_required, password_change_required, or account_locked, which an operator must lift). Do not retry.",
   404: 'not_found: no such campaign (or it was deleted), key, device or route. Do not retry.',
   409: 'conflict, already_revealed or not_revealable.',
+  410: 'full_sync_required: the removals feed cannot vouch for removals since that instant (tombstones that old were purged, or were not kept yet). Re-read the whole campaign without since, then follow the feed from the until of a removals answer taken before that pass.',
   413: 'payload_too_large: the body is over the limit.',
   429: 'rate_limited: wait Retry-After seconds, then retry the same request (R3). Do not open parallel connections to get around it.',
   500: 'internal_error: an unexpected failure, logged under the X-Request-Id. Retry once with backoff, then alert.',

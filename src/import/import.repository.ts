@@ -130,15 +130,6 @@ export async function upsertRespondents(
   }
 }
 
-export async function deleteRespondents(db: Kysely<Database>, ids: string[]): Promise<number> {
-  let deleted = 0;
-  for (const batch of batches(ids)) {
-    const result = await db.deleteFrom('respondents').where('id', 'in', batch).executeTakeFirst();
-    deleted += Number(result.numDeletedRows);
-  }
-  return deleted;
-}
-
 /**
  * The respondent ids one import has named, with where each was first named: kept in a temporary
  * table of the import's transaction rather than in memory, so that a file of millions of records

@@ -4,9 +4,14 @@ import type { Clock } from '../clock.ts';
 import type { Engine, Store } from '../db/connect.ts';
 import type { Database } from '../db/schema.ts';
 import {
+  noteRespondentsWritten,
+  removeCampaignRespondents,
+  removeRespondents,
+  stampRemovals,
+} from '../removals/removals.repository.ts';
+import {
   BATCH_ROWS,
   createNamedIds,
-  deleteRespondents,
   dropNamedIds,
   findLiveCampaignIds,
   markCampaignDeleted,
@@ -63,6 +68,7 @@ class ImportRun {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly engine: Engine,
+    private readonly clock: Clock,
     private readonly now: number,
   ) {}
 
@@ -96,7 +102,12 @@ class ImportRun {
     this.campaigns.set(entry.id, { kind: entry.kind, where: entry.where });
     if (entry.kind === 'delete') {
       if (!this.problems.any) {
-        this.counts.campaignsDeleted += await markCampaignDeleted(this.db, entry.id, this.now);
+        const deleted = await markCampaignDeleted(this.db, entry.id, this.now);
+        this.counts.campaignsDeleted += deleted;
+        // A deleted campaign's rows are nobody's to read: they go, each with its tombstone.
+        if (deleted > 0) {
+          this.counts.respondentsDeleted += await removeCampaignRespondents(this.db, entry.id);
+        }
       }
       return;
     }
@@ -134,7 +145,7 @@ class ImportRun {
       return;
     }
     await this.write(upserts);
-    this.counts.respondentsDeleted += await deleteRespondents(
+    this.counts.respondentsDeleted += await removeRespondents(
       this.db,
       deletions.map((entry) => entry.id),
     );
@@ -148,16 +159,15 @@ class ImportRun {
       if (this.isKnown(entry.campaignId)) ready.push(entry);
       else this.hold(entry);
     }
-    await upsertRespondents(
-      this.db,
-      ready.map((entry) => ({
-        id: entry.id,
-        campaign_id: entry.campaignId,
-        submitted_at: entry.submittedAt,
-        attendance_status: entry.attendanceStatus,
-        answers: entry.answers,
-      })),
-    );
+    const rows = ready.map((entry) => ({
+      id: entry.id,
+      campaign_id: entry.campaignId,
+      submitted_at: entry.submittedAt,
+      attendance_status: entry.attendanceStatus,
+      answers: entry.answers,
+    }));
+    await noteRespondentsWritten(this.db, rows);
+    await upsertRespondents(this.db, rows);
     this.counts.respondentsUpserted += ready.length;
   }
 
@@ -198,6 +208,7 @@ class ImportRun {
     }
     this.problems.throwIfAny();
     await dropNamedIds(this.db, this.engine);
+    await stampRemovals(this.db, this.engine, () => this.clock.now());
     const counts: ImportCounts = {
       campaigns: {
         upserted: [...this.campaigns.values()].filter((campaign) => campaign.kind === 'upsert')
@@ -227,7 +238,7 @@ export async function importRecords(
 ): Promise<ImportCounts> {
   const now = clock.now();
   return store.db.transaction().execute(async (trx) => {
-    const run = new ImportRun(trx, store.engine, now);
+    const run = new ImportRun(trx, store.engine, clock, now);
     await run.begin();
     for await (const batch of batches) {
       for (const item of batch) await run.take(item);

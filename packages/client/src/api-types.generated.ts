@@ -284,6 +284,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/developer/v1/campaigns/{id}/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The questions behind a campaign's field keys
+         * @description An addition within v1: the key, label, type and form position of each field in the key's allow-list, in form order. Fields outside the allow-list are not named. 403 for a campaign outside the scope, 404 for one that does not exist.
+         */
+        get: operations["listCampaignFields"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/developer/v1/campaigns/{id}/removals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Respondents who left a campaign (deleted, erased or expired), one page at a time
+         * @description Each item is an id to delete from your copy, with when it left; nothing else about the person. Ordered by removedAt, then id. Paging, cursors, ETags, scope and the rate limit work as for respondents.
+         *
+         *     Rule 5: apply removals since your last sync; on 410, re-read the campaign. Keep meta.until of a removals answer taken before a full pass, and pass it as since after the pass.
+         *
+         *     Removals are kept for REMOVALS_RETENTION_DAYS (90 by default). A since earlier than the feed vouches for answers 410 full_sync_required.
+         */
+        get: operations["listRemovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/developer/v1/campaigns/{id}/respondents": {
         parameters: {
             query?: never;
@@ -357,6 +401,24 @@ export interface components {
                 message: string;
             };
         };
+        /** FieldDefinition */
+        FieldDefinition: {
+            /** @description The key respondents’ fields use. */
+            key: string;
+            /** @description The question as the form asked it. */
+            label: string;
+            /** @description Its place in the form, ascending. */
+            position: number;
+            /** @description TEXT, TEXTAREA, EMAIL, PHONE, NUMBER, DATE, RADIO, SELECT or CHECKBOX (arrays of strings); others may be added. */
+            type: string;
+        };
+        /**
+         * Fields
+         * @description The campaign's fields in the key's allow-list, in form order.
+         */
+        Fields: {
+            data: components["schemas"]["FieldDefinition"][];
+        };
         /** PageMeta */
         PageMeta: {
             limit: number;
@@ -367,6 +429,40 @@ export interface components {
             total: number;
             /** @description R2: page until page >= totalPages, read fresh from every response; a short page is not the last. */
             totalPages: number;
+        };
+        /** Removal */
+        Removal: {
+            /** @description The id of the respondent who left: delete it from your copy. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it left, in UTC.
+             */
+            removedAt: string;
+        };
+        /** RemovalsMeta */
+        RemovalsMeta: {
+            limit: number;
+            /** @description Pass as cursor= for the rows after this page (keyset: edits cannot make it skip a row); null on the last page. */
+            nextCursor: string | null;
+            page: number;
+            /** @description Rows matching this request (since included). */
+            total: number;
+            /** @description R2: page until page >= totalPages, read fresh from every response; a short page is not the last. */
+            totalPages: number;
+            /**
+             * Format: date-time
+             * @description Every removal up to this instant is in the feed. Keep it before a full pass; after the pass, use it as since.
+             */
+            until: string;
+        };
+        /**
+         * RemovalsPage
+         * @description One page of the respondents who left the campaign, oldest removal first.
+         */
+        RemovalsPage: {
+            data: components["schemas"]["Removal"][];
+            meta: components["schemas"]["RemovalsMeta"];
         };
         /** Respondent */
         Respondent: {
@@ -1515,6 +1611,292 @@ export interface operations {
             };
             /** @description unauthorized (a key or session missing, malformed, unknown, revoked or expired, or its account deactivated), or invalid_credentials / invalid_code on the portal. Do not retry with the same credentials. */
             401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: wait Retry-After seconds, then retry the same request (R3). Do not open parallel connections to get around it. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: an unexpected failure, logged under the X-Request-Id. Retry once with backoff, then alert. */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the store (or mail) is unreachable. Retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCampaignFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A campaign id from GET /developer/v1/campaigns. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The campaign's fields in the key's allow-list, in form order. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Fields"];
+                };
+            };
+            /** @description Not Modified: the ETag in If-None-Match is current. No body; not counted against the rate limit. */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_parameter: a bad or unknown parameter or body field. Fix the request; do not retry. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized (a key or session missing, malformed, unknown, revoked or expired, or its account deactivated), or invalid_credentials / invalid_code on the portal. Do not retry with the same credentials. */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the campaign exists but is outside the key's scope (portal: step_up_required, password_change_required, or account_locked, which an operator must lift). Do not retry. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such campaign (or it was deleted), key, device or route. Do not retry. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: wait Retry-After seconds, then retry the same request (R3). Do not open parallel connections to get around it. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: an unexpected failure, logged under the X-Request-Id. Retry once with backoff, then alert. */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the store (or mail) is unreachable. Retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRemovals: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number in decimal digits; default 1. */
+                page?: number;
+                /** @description Removals per page in decimal digits, 1 to 200; default 200. */
+                limit?: number;
+                /** @description meta.nextCursor of the previous page, with the same since and limit; instead of page. */
+                cursor?: string;
+                /** @description Only removals strictly after this instant (your last removals watermark). Older than the feed vouches for: 410 full_sync_required. */
+                since?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A campaign id from GET /developer/v1/campaigns. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the respondents who left the campaign, oldest removal first. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovalsPage"];
+                };
+            };
+            /** @description Not Modified: the ETag in If-None-Match is current. No body; not counted against the rate limit. */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_parameter: a bad or unknown parameter or body field. Fix the request; do not retry. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized (a key or session missing, malformed, unknown, revoked or expired, or its account deactivated), or invalid_credentials / invalid_code on the portal. Do not retry with the same credentials. */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the campaign exists but is outside the key's scope (portal: step_up_required, password_change_required, or account_locked, which an operator must lift). Do not retry. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such campaign (or it was deleted), key, device or route. Do not retry. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description full_sync_required: the removals feed cannot vouch for removals since that instant (tombstones that old were purged, or were not kept yet). Re-read the whole campaign without since, then follow the feed from the until of a removals answer taken before that pass. */
+            410: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];

@@ -1,0 +1,255 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import type { Engine } from '../db/store.ts';
+
+/**
+ * Tombstones, written only here and only beside the removal they record: every way a respondent
+ * leaves (a deletion in an import, a deleted campaign, an operator's erasure, retention) deletes
+ * the row and records `(campaign, id)` in one statement pair of the caller's transaction.
+ *
+ * A tombstone is written PENDING and given its time by stampRemovals just before its transaction
+ * commits, so that `removed_at` is as near the commit as the service can make it: a long import
+ * must not record removals at its start and commit them minutes later, behind a reader's `until`.
+ */
+const PENDING = -1;
+const BATCH = 500;
+/** The PostgreSQL advisory lock that orders stamps (an arbitrary constant: 'removals'). */
+const STAMP_LOCK = 0x72656d6f;
+
+function* batches<T>(items: readonly T[]): Generator<T[]> {
+  for (let start = 0; start < items.length; start += BATCH) {
+    yield items.slice(start, start + BATCH);
+  }
+}
+
+async function recordPending(
+  db: Kysely<Database>,
+  rows: ReadonlyArray<{ campaign_id: string; id: string }>,
+): Promise<void> {
+  for (const batch of batches(rows)) {
+    await db
+      .insertInto('removals')
+      .values(
+        batch.map((row) => ({
+          campaign_id: row.campaign_id,
+          respondent_id: row.id,
+          removed_at: PENDING,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['campaign_id', 'respondent_id']).doUpdateSet({ removed_at: PENDING }),
+      )
+      .execute();
+  }
+}
+
+/** Deletes these respondents, each with its tombstone; returns how many there were. */
+export async function removeRespondents(
+  db: Kysely<Database>,
+  ids: readonly string[],
+): Promise<number> {
+  let removed = 0;
+  for (const batch of batches(ids)) {
+    const rows = await db
+      .selectFrom('respondents')
+      .select(['id', 'campaign_id'])
+      .where('id', 'in', batch)
+      .execute();
+    if (rows.length === 0) continue;
+    await recordPending(db, rows);
+    await db
+      .deleteFrom('respondents')
+      .where(
+        'id',
+        'in',
+        rows.map((row) => row.id),
+      )
+      .execute();
+    removed += rows.length;
+  }
+  return removed;
+}
+
+/** Deletes every respondent of a campaign, each with its tombstone; returns how many. */
+export async function removeCampaignRespondents(
+  db: Kysely<Database>,
+  campaignId: string,
+): Promise<number> {
+  await sql`INSERT INTO removals (campaign_id, respondent_id, removed_at)
+    SELECT campaign_id, id, ${PENDING} FROM respondents WHERE campaign_id = ${campaignId}
+    ON CONFLICT (campaign_id, respondent_id) DO UPDATE SET removed_at = ${PENDING}`.execute(db);
+  const result = await db
+    .deleteFrom('respondents')
+    .where('campaign_id', '=', campaignId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
+ * Respondents written again (an import names them after they left) are no longer removed, from
+ * the campaign they are written to. A row that moves to another campaign leaves its old one: it
+ * gets a tombstone there.
+ */
+export async function noteRespondentsWritten(
+  db: Kysely<Database>,
+  rows: ReadonlyArray<{ id: string; campaign_id: string }>,
+): Promise<void> {
+  for (const batch of batches(rows)) {
+    const ids = batch.map((row) => row.id);
+    const campaignOf = new Map(batch.map((row) => [row.id, row.campaign_id]));
+    const existing = await db
+      .selectFrom('respondents')
+      .select(['id', 'campaign_id'])
+      .where('id', 'in', ids)
+      .execute();
+    const moved = existing.filter((row) => campaignOf.get(row.id) !== row.campaign_id);
+    if (moved.length > 0) await recordPending(db, moved);
+    for (const campaignId of new Set(campaignOf.values())) {
+      await db
+        .deleteFrom('removals')
+        .where('campaign_id', '=', campaignId)
+        .where(
+          'respondent_id',
+          'in',
+          batch.filter((row) => row.campaign_id === campaignId).map((row) => row.id),
+        )
+        .execute();
+    }
+  }
+}
+
+/**
+ * Gives this transaction's tombstones their time; call it last, just before the commit. Stamps
+ * follow commit order: on PostgreSQL a transaction-scoped lock makes the next stamper wait for
+ * this commit (SQLite has one writer), and a stamp is never older than the newest before it. So
+ * a reader that saw a removal at T never later sees one committed at or before T.
+ */
+export async function stampRemovals(
+  db: Kysely<Database>,
+  engine: Engine,
+  now: () => number,
+): Promise<void> {
+  const pending = await db
+    .selectFrom('removals')
+    .select('respondent_id')
+    .where('removed_at', '=', PENDING)
+    .limit(1)
+    .executeTakeFirst();
+  if (!pending) return;
+  if (engine === 'postgres') await sql`SELECT pg_advisory_xact_lock(${STAMP_LOCK})`.execute(db);
+  const newest = await db
+    .selectFrom('removals')
+    .select((eb) => eb.fn.max('removed_at').as('newest'))
+    .executeTakeFirstOrThrow();
+  const at = Math.max(now(), Number(newest.newest ?? 0) + 1);
+  await db
+    .updateTable('removals')
+    .set({ removed_at: at })
+    .where('removed_at', '=', PENDING)
+    .execute();
+}
+
+/** The newest removal of a campaign, or undefined when it has none. */
+export async function newestRemoval(
+  db: Kysely<Database>,
+  campaignId: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('removals')
+    .select((eb) => eb.fn.max('removed_at').as('newest'))
+    .where('campaign_id', '=', campaignId)
+    .executeTakeFirstOrThrow();
+  return row.newest === null ? undefined : Number(row.newest);
+}
+
+/** A tombstone as the feed serves it. */
+export interface Removal {
+  respondentId: string;
+  removedAt: number;
+}
+
+/** Where a feed page starts: after this (removedAt, id), or at a row offset. */
+export type FeedStart =
+  | { kind: 'after'; removedAt: number; respondentId: string }
+  | { kind: 'offset'; rows: number };
+
+/** One page of a campaign's tombstones after `sinceMs`, in (removedAt, id) order. */
+export async function readRemovals(
+  db: Kysely<Database>,
+  campaignId: string,
+  sinceMs: number | undefined,
+  start: FeedStart,
+  limit: number,
+): Promise<Removal[]> {
+  let query = db
+    .selectFrom('removals')
+    .select(['respondent_id', 'removed_at'])
+    .where('campaign_id', '=', campaignId)
+    .where('removed_at', '>', Math.max(sinceMs ?? PENDING, PENDING));
+  if (start.kind === 'after') {
+    query = query.where((eb) =>
+      eb.or([
+        eb('removed_at', '>', start.removedAt),
+        eb.and([
+          eb('removed_at', '=', start.removedAt),
+          eb('respondent_id', '>', start.respondentId),
+        ]),
+      ]),
+    );
+  }
+  const rows = await query
+    .orderBy('removed_at')
+    .orderBy('respondent_id')
+    .limit(limit)
+    .offset(start.kind === 'offset' ? start.rows : 0)
+    .execute();
+  return rows.map((row) => ({
+    respondentId: row.respondent_id,
+    removedAt: Number(row.removed_at),
+  }));
+}
+
+/** How many of a campaign's tombstones are after `sinceMs`. */
+export async function countRemovals(
+  db: Kysely<Database>,
+  campaignId: string,
+  sinceMs: number | undefined,
+): Promise<number> {
+  const row = await db
+    .selectFrom('removals')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('campaign_id', '=', campaignId)
+    .where('removed_at', '>', Math.max(sinceMs ?? PENDING, PENDING))
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+/** From when the feed is complete: no removal after this instant is missing from it. */
+export async function readVouchedSince(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('removals_horizon')
+    .select('vouched_since')
+    .where('id', '=', 1)
+    .executeTakeFirstOrThrow();
+  return Number(row.vouched_since);
+}
+
+/**
+ * Forgets tombstones from before `cutoff`; the feed then vouches only for removals after it.
+ * Returns how many were forgotten.
+ */
+export async function purgeRemovalsBefore(db: Kysely<Database>, cutoff: number): Promise<number> {
+  const result = await db
+    .deleteFrom('removals')
+    .where('removed_at', '<=', cutoff)
+    .where('removed_at', '!=', PENDING)
+    .executeTakeFirst();
+  await db
+    .updateTable('removals_horizon')
+    .set((eb) => ({
+      vouched_since: sql`CASE WHEN ${eb.ref('vouched_since')} < ${cutoff} THEN ${cutoff} ELSE ${eb.ref('vouched_since')} END`,
+    }))
+    .where('id', '=', 1)
+    .execute();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,62 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { CampaignParams } from '../campaigns/campaigns.schemas.ts';
+import { ApiError } from '../errors.ts';
+import { sendTagged } from '../http/conditional.ts';
+import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
+import { requireKey } from '../http/key-auth.ts';
+import { parseInstant } from '../instant.ts';
+import {
+  DEFAULT_REMOVALS_LIMIT,
+  RemovalsQuerySchema,
+  RemovalsResponse,
+} from './removals.schemas.ts';
+import type { RemovalsFeed } from './removals.service.ts';
+
+/** An addition within v1: the feed of respondents who left a campaign. GET, changes nothing. */
+export function removalsRoutes(feed: RemovalsFeed): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      '/campaigns/:id/removals',
+      {
+        schema: {
+          tags: ['Data'],
+          security: [{ apiKey: [] }],
+          operationId: 'listRemovals',
+          summary:
+            'Respondents who left a campaign (deleted, erased or expired), one page at a time',
+          description: [
+            'Each item is an id to delete from your copy, with when it left; nothing else about the person. Ordered by removedAt, then id. Paging, cursors, ETags, scope and the rate limit work as for respondents.',
+            'Rule 5: apply removals since your last sync; on 410, re-read the campaign. Keep meta.until of a removals answer taken before a full pass, and pass it as since after the pass.',
+            'Removals are kept for REMOVALS_RETENTION_DAYS (90 by default). A since earlier than the feed vouches for answers 410 full_sync_required.',
+          ].join('\n\n'),
+          params: CampaignParams,
+          querystring: RemovalsQuerySchema,
+          response: {
+            200: RemovalsResponse,
+            ...NOT_MODIFIED,
+            ...errorResponses(400, 401, 403, 404, 410, 429, 500, 503),
+          },
+        },
+      },
+      async (request, reply) => {
+        const key = requireKey(request);
+        const { page, limit, since, cursor } = request.query;
+        request.accessRecord = { campaignId: request.params.id };
+        if (cursor !== undefined && page !== undefined) {
+          throw new ApiError(
+            'invalid_parameter',
+            "query parameters 'page' and 'cursor' cannot be combined",
+          );
+        }
+        const response = await feed.page(key, request.params.id, {
+          page: page ?? 1,
+          limit: limit ?? DEFAULT_REMOVALS_LIMIT,
+          // The schema's date-time format runs parseInstant too, so this always succeeds here.
+          sinceMs: since === undefined ? undefined : parseInstant(since),
+          ...(cursor !== undefined ? { cursor } : {}),
+        });
+        return sendTagged(request, reply, response);
+      },
+    );
+  };
+}
