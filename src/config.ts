@@ -27,6 +27,10 @@ export interface Config {
    * development the address `serve` listens on.
    */
   readonly publicUrl?: string;
+  /** Respondents of a campaign are deleted this many days after its eventDate (off when unset). */
+  readonly retentionDaysAfterEvent?: number;
+  /** Tombstones of removed respondents are kept this many days (the removals feed's reach). */
+  readonly removalsRetentionDays: number;
   /** SMTP server for one-time codes; without it, development mail goes to ./data/outbox. */
   readonly smtpUrl?: string;
   readonly mailFrom: string;
@@ -61,6 +65,17 @@ export interface Config {
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/hadir.sqlite';
+
+/** Days the removals feed reaches back, unless REMOVALS_RETENTION_DAYS says. */
+export const DEFAULT_REMOVALS_RETENTION_DAYS = 90;
+
+/** The retention settings a configuration names (see retention.ts). */
+export function retentionOf(config: Config) {
+  return {
+    daysAfterEvent: config.retentionDaysAfterEvent,
+    removalsDays: config.removalsRetentionDays,
+  };
+}
 
 /** Memory for serialised pages and summaries, per process, unless RESPONSE_CACHE_MB says. */
 export const DEFAULT_RESPONSE_CACHE_MB = 64;
@@ -110,6 +125,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production: env.NODE_ENV === 'production',
     trustProxy: readTrustProxy(env.TRUST_PROXY),
     ...(env.PUBLIC_URL ? { publicUrl: readPublicUrl(env.PUBLIC_URL) } : {}),
+    ...(env.RETENTION_DAYS_AFTER_EVENT
+      ? {
+          retentionDaysAfterEvent: readInteger(env, 'RETENTION_DAYS_AFTER_EVENT', 0, 1, 36_500),
+        }
+      : {}),
+    removalsRetentionDays: readInteger(
+      env,
+      'REMOVALS_RETENTION_DAYS',
+      DEFAULT_REMOVALS_RETENTION_DAYS,
+      1,
+      36_500,
+    ),
     ...(env.SMTP_URL ? { smtpUrl: env.SMTP_URL } : {}),
     mailFrom: env.MAIL_FROM || 'Hadir <no-reply@hadir.local>',
     ...(env.CODE_HMAC_SECRET ? { codeHmacSecret: env.CODE_HMAC_SECRET } : {}),

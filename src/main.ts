@@ -9,6 +9,7 @@ import {
   type Config,
   checkDevelopmentMail,
   publicUrlOf,
+  retentionOf,
   secretsFromConfig,
   transportOf,
 } from './config.ts';
@@ -23,6 +24,7 @@ import { createLoggers } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { ADDRESS_ATTEMPTS_PER_MINUTE } from './portal/lockout.ts';
 import { connectRedis } from './redis.ts';
+import { retainDaily } from './removals/retention.ts';
 import { loadServerSecrets } from './secrets.ts';
 
 export interface RunningServer {
@@ -93,6 +95,15 @@ export async function startServer(config: Config): Promise<RunningServer> {
     },
   });
   const address = await app.listen({ host: config.host, port: config.port });
+  const stopRetaining = retainDaily(
+    store,
+    systemClock,
+    retentionOf(config),
+    (summary) => {
+      if (summary.respondents + summary.tombstonesPurged > 0) logger.info(summary, 'retention ran');
+    },
+    (error) => logger.error({ err: error }, 'retention failed; it runs again tomorrow'),
+  );
   listeningUrl = address.replace('[::1]', 'localhost');
   const stopReloading =
     transport.kind === 'tls'
@@ -117,6 +128,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
     close() {
       closing ??= (async () => {
+        stopRetaining();
         await metricsServer?.close();
         await app.close();
         await store.close();

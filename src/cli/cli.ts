@@ -8,6 +8,7 @@ import type { CliIo, Command } from './command.ts';
 import { ACCOUNT_COMMANDS } from './commands/accounts.ts';
 import { IMPORT_COMMANDS } from './commands/import.ts';
 import { KEY_COMMANDS } from './commands/keys.ts';
+import { REMOVAL_COMMANDS } from './commands/removals.ts';
 import { SERVING_COMMANDS } from './commands/serving.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -18,6 +19,7 @@ export const COMMANDS: Record<string, Command> = {
   ...IMPORT_COMMANDS,
   ...ACCOUNT_COMMANDS,
   ...KEY_COMMANDS,
+  ...REMOVAL_COMMANDS,
 };
 
 /** Hadir's version from its package.json (found above this module, in the sources or in dist/). */

@@ -253,3 +253,33 @@ export async function purgeRemovalsBefore(db: Kysely<Database>, cutoff: number):
     .execute();
   return Number(result.numDeletedRows);
 }
+
+/** Respondents after an id, in id order, with their answers: for an erasure request's scan. */
+export async function findRespondentsAfter(db: Kysely<Database>, afterId: string, limit: number) {
+  const rows = await db
+    .selectFrom('respondents')
+    .select(['id', 'campaign_id', 'submitted_at', 'answers'])
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ ...row, submitted_at: Number(row.submitted_at) }));
+}
+
+/** Live campaigns whose event was at or before `eventBefore` and that still have respondents. */
+export async function findCampaignsPastRetention(db: Kysely<Database>, eventBefore: number) {
+  const rows = await db
+    .selectFrom('campaigns')
+    .select(['id', 'event_date', 'response_count'])
+    .where('deleted_at', 'is', null)
+    .where('event_date', 'is not', null)
+    .where('event_date', '<=', eventBefore)
+    .where('response_count', '>', 0)
+    .orderBy('event_date')
+    .execute();
+  return rows.map((row) => ({
+    campaignId: row.id,
+    eventDate: Number(row.event_date),
+    respondents: Number(row.response_count),
+  }));
+}

@@ -126,14 +126,25 @@ export function exitOf(child: ChildProcess): Promise<number | null> {
  */
 export async function runHadirInProcess(
   args: string[],
-  options: { databaseUrl: string; input?: string; clock?: Clock; terminal?: boolean },
+  options: {
+    databaseUrl: string;
+    input?: string;
+    clock?: Clock;
+    terminal?: boolean;
+    env?: Record<string, string>;
+  },
 ): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const status = await runCli(
     args,
     {
-      env: { ...TEST_SECRET_ENV, DATABASE_URL: options.databaseUrl, LOG_LEVEL: 'warn' },
+      env: {
+        ...TEST_SECRET_ENV,
+        DATABASE_URL: options.databaseUrl,
+        LOG_LEVEL: 'warn',
+        ...options.env,
+      },
       stdout: (text) => {
         stdout += text;
       },

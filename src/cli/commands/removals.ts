@@ -1,0 +1,137 @@
+import { retentionOf } from '../../config.ts';
+import { toIso } from '../../instant.ts';
+import {
+  deleteCampaign,
+  eraseRespondents,
+  findRespondentsByValue,
+  respondentsOfCampaign,
+} from '../../removals/erasure.service.ts';
+import { runRetention } from '../../removals/retention.ts';
+import { type Command, listOption, onePositional, required, withStore } from '../command.ts';
+import { counted } from '../plural.ts';
+import { UsageError } from '../usage-error.ts';
+
+/** The log note an erasure ends with when SQLite could not truncate its write-ahead log yet. */
+const logNote = (logCleared: boolean) =>
+  logCleared
+    ? ''
+    : '\nnote: a reader kept the write-ahead log open; the erased rows leave it at the next checkpoint (or run this again)';
+
+/** Erasure and storage limitation: the operator's side of personal data (UU PDP). */
+export const REMOVAL_COMMANDS: Record<string, Command> = {
+  'respondents find': {
+    summary:
+      'Lists the respondents, in every campaign, with an answer equal to a value (e-mail addresses and phone numbers in their normal form).',
+    example: 'respondents find --value sari@example.com',
+    usage: 'respondents find --value TEXT',
+    options: { value: { type: 'string' } },
+    async run(context) {
+      const found = await withStore(context, (store) =>
+        findRespondentsByValue(store, required(context, 'value')),
+      );
+      const respondents = found.map((row) => ({ ...row, submittedAt: toIso(row.submittedAt) }));
+      return {
+        json: { respondents },
+        text:
+          respondents
+            .map((row) => `${row.campaignId}  ${row.id}  submitted ${row.submittedAt}`)
+            .join('\n') || 'no respondent has that value',
+      };
+    },
+  },
+  'respondents erase': {
+    summary:
+      'Erases respondents, each with a tombstone so partners’ mirrors drop them: by id in one campaign, or every one with an answer equal to a value (--yes to erase, else it only lists them).',
+    example: 'respondents erase --campaign pernikahan-rina-bayu --id pernikahan-00400',
+    usage:
+      'respondents erase --campaign ID --id RID [--id RID …] | respondents erase --value TEXT [--yes]',
+    options: {
+      campaign: { type: 'string' },
+      id: { type: 'string', multiple: true },
+      value: { type: 'string' },
+      yes: { type: 'boolean' },
+    },
+    async run(context) {
+      const ids = listOption(context, 'id');
+      const value = context.values.value;
+      if (typeof value === 'string' && (ids.length > 0 || context.values.campaign !== undefined)) {
+        throw new UsageError('give either --value, or --campaign with --id, not both');
+      }
+      return withStore(context, async (store) => {
+        if (typeof value === 'string') {
+          const found = await findRespondentsByValue(store, value);
+          const listed = found.map((row) => `${row.campaignId}  ${row.id}`).join('\n');
+          if (found.length === 0) {
+            return { json: { erased: [] }, text: 'no respondent has that value; nothing erased' };
+          }
+          if (context.values.yes !== true) {
+            return {
+              json: { wouldErase: found.map(({ campaignId, id }) => ({ campaignId, id })) },
+              text: `${listed}\nnothing erased yet: add --yes to erase ${counted(found.length, 'respondent')}`,
+            };
+          }
+          const erasure = await eraseRespondents(store, context.clock, found, 'value');
+          return {
+            json: erasure,
+            text: `${listed}\nerased ${counted(erasure.erased.length, 'respondent')}${logNote(erasure.logCleared)}`,
+          };
+        }
+        if (ids.length === 0) {
+          throw new UsageError('give --campaign and at least one --id, or --value');
+        }
+        const named = await respondentsOfCampaign(store, required(context, 'campaign'), ids);
+        const erasure = await eraseRespondents(store, context.clock, named, 'ids');
+        return {
+          json: erasure,
+          text: `erased ${counted(erasure.erased.length, 'respondent')}${logNote(erasure.logCleared)}`,
+        };
+      });
+    },
+  },
+  'campaigns delete': {
+    summary:
+      'Deletes a campaign and every respondent of it, each with a tombstone so partners’ mirrors drop them.',
+    example: 'campaigns delete reuni-sma3-2006',
+    usage: 'campaigns delete CAMPAIGN_ID',
+    options: {},
+    async run(context) {
+      const campaignId = onePositional(context, 'CAMPAIGN_ID');
+      const result = await withStore(context, (store) =>
+        deleteCampaign(store, context.clock, campaignId),
+      );
+      return {
+        json: result,
+        text: `deleted campaign ${campaignId} and ${counted(result.respondentsErased, 'respondent')}${logNote(result.logCleared)}`,
+      };
+    },
+  },
+  'retention run': {
+    summary:
+      'Deletes the respondents of campaigns whose event is RETENTION_DAYS_AFTER_EVENT days past, and tombstones older than REMOVALS_RETENTION_DAYS; lists them first unless --yes.',
+    example: 'retention run --yes',
+    usage: 'retention run [--yes]',
+    options: { yes: { type: 'boolean' } },
+    async run(context) {
+      const apply = context.values.yes === true;
+      const settings = retentionOf(context.config);
+      const result = await withStore(context, (store) =>
+        runRetention(store, context.clock, settings, apply),
+      );
+      const lines = result.campaigns.map(
+        (campaign) =>
+          `${campaign.campaignId}  event ${toIso(campaign.eventDate)}  ${counted(campaign.respondents, 'respondent')}`,
+      );
+      const off =
+        settings.daysAfterEvent === undefined
+          ? 'RETENTION_DAYS_AFTER_EVENT is not set: no campaign expires'
+          : undefined;
+      const ending = apply
+        ? `deleted the respondents of ${counted(result.campaigns.length, 'campaign')}; forgot ${counted(result.tombstonesPurged, 'tombstone')} older than ${settings.removalsDays} days`
+        : `nothing deleted yet: add --yes to delete the respondents of ${counted(result.campaigns.length, 'campaign')} and tombstones older than ${settings.removalsDays} days`;
+      return {
+        json: { applied: apply, ...result },
+        text: [off, ...lines, ending].filter(Boolean).join('\n'),
+      };
+    },
+  },
+};

@@ -1,0 +1,98 @@
+import { recordAudit } from '../audit/audit.repository.ts';
+import type { Clock } from '../clock.ts';
+import type { Store } from '../db/store.ts';
+import {
+  findCampaignsPastRetention,
+  purgeRemovalsBefore,
+  removeCampaignRespondents,
+  stampRemovals,
+} from './removals.repository.ts';
+
+const DAY_MS = 24 * 3_600_000;
+
+/** How long personal data and tombstones are kept (see operating.md, "Personal data"). */
+export interface RetentionSettings {
+  /** Respondents of a campaign go this many days after its eventDate; undefined keeps them. */
+  daysAfterEvent: number | undefined;
+  /** Tombstones are kept this many days; the removals feed vouches for no older `since`. */
+  removalsDays: number;
+}
+
+/** What a retention run removes (or, planned, would remove). */
+export interface RetentionRun {
+  campaigns: Array<{ campaignId: string; eventDate: number; respondents: number }>;
+  tombstonesPurged: number;
+}
+
+/**
+ * Storage limitation: each campaign whose event is `daysAfterEvent` days past loses its
+ * respondents (each with its tombstone, so mirrors follow), and tombstones older than
+ * `removalsDays` are forgotten. With `apply` false it only says what it would remove.
+ */
+export async function runRetention(
+  store: Store,
+  clock: Clock,
+  settings: RetentionSettings,
+  apply: boolean,
+): Promise<RetentionRun> {
+  const now = clock.now();
+  const campaigns =
+    settings.daysAfterEvent === undefined
+      ? []
+      : await findCampaignsPastRetention(store.db, now - settings.daysAfterEvent * DAY_MS);
+  if (!apply) return { campaigns, tombstonesPurged: 0 };
+  for (const campaign of campaigns) {
+    await store.db.transaction().execute(async (trx) => {
+      const removed = await removeCampaignRespondents(trx, campaign.campaignId);
+      await stampRemovals(trx, store.engine, () => clock.now());
+      await recordAudit(
+        trx,
+        {
+          actor: 'retention',
+          action: 'respondents.expire',
+          target: campaign.campaignId,
+          details: { respondents: removed, daysAfterEvent: settings.daysAfterEvent },
+        },
+        clock.now(),
+      );
+    });
+  }
+  const tombstonesPurged = await purgeRemovalsBefore(
+    store.db,
+    now - settings.removalsDays * DAY_MS,
+  );
+  if (campaigns.length > 0) await store.flushRemovals();
+  return { campaigns, tombstonesPurged };
+}
+
+/**
+ * Runs retention once a day in a serving process (first a minute after it starts), and logs
+ * what it removed: counts and campaign ids, never a person's data. Returns what stops it.
+ */
+export function retainDaily(
+  store: Store,
+  clock: Clock,
+  settings: RetentionSettings,
+  log: (summary: { campaigns: string[]; respondents: number; tombstonesPurged: number }) => void,
+  onError: (error: unknown) => void,
+): () => void {
+  const run = () => {
+    runRetention(store, clock, settings, true).then(
+      (result) =>
+        log({
+          campaigns: result.campaigns.map((campaign) => campaign.campaignId),
+          respondents: result.campaigns.reduce((sum, campaign) => sum + campaign.respondents, 0),
+          tombstonesPurged: result.tombstonesPurged,
+        }),
+      onError,
+    );
+  };
+  const first = setTimeout(run, 60_000);
+  const daily = setInterval(run, DAY_MS);
+  first.unref();
+  daily.unref();
+  return () => {
+    clearTimeout(first);
+    clearInterval(daily);
+  };
+}
