@@ -152,7 +152,7 @@ describe('hadir-sync resumes, explains and exports', () => {
         },
       );
       expect(again.stdout).toContain(
-        `besar: full sync, ${ROWS.toLocaleString('en')} rows in 300 pages, 0 rows marked removed`,
+        `besar: full sync, ${ROWS.toLocaleString('en')} rows in 300 pages, 0 rows removed`,
       );
     } finally {
       child.kill('SIGKILL');
@@ -174,7 +174,7 @@ describe('hadir-sync resumes, explains and exports', () => {
     expect(result.stderr).toContain('waiting');
     expect(result.stderr).toMatch(/\(retry 1 after network error/);
     expect(result.stderr).toContain(
-      `hadir-sync: cannot reach http://127.0.0.1:${port} (ECONNREFUSED) after retries: check --base-url and that the service is running; run the same command again to continue where it stopped`,
+      `hadir-sync: cannot reach http://127.0.0.1:${port}/developer/v1/campaigns: ECONNREFUSED after retries: check --base-url and that the service is running; run the same command again to continue where it stopped`,
     );
     expect(result.stderr).not.toContain('    at ');
   }, 30_000);

@@ -196,21 +196,30 @@ describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
     }
   });
 
-  it('marks rows deleted on the server as removed on a full pass, never deleting them', async () => {
+  it('clears a row deleted on the server at the next incremental run, from the removals feed', async () => {
     const mirror = await Mirror.open(await mirrorUrl());
     try {
       await runSync(options(), { mirror });
       const victim = `p${next++}`;
-      await importRespondents(t.store, t.clock, 'pesta', [{ id: victim, submittedAt: at(70) }]);
+      await importRespondents(t.store, t.clock, 'pesta', [
+        { id: victim, submittedAt: at(70), answers: { nama: 'Pergi' } },
+      ]);
       await runSync(options(), { mirror });
+      t.clock.advance(1_000);
       await importDocument(t.store, t.clock, { respondents: [{ id: victim, deleted: true }] });
-      await runSync(options(), { mirror });
-      expect((await all(mirror.rows())).find((row) => row.id === victim)?.removedAt).toBeNull();
-      const full = await runSync(options({ full: true }), { mirror });
-      expect(full[0]).toMatchObject({ mode: 'full', removed: 1 });
+      const incremental = await runSync(options(), { mirror });
+      expect(incremental[0]).toMatchObject({ mode: 'incremental', removed: 1 });
       expect((await all(mirror.rows())).some((row) => row.id === victim)).toBe(false);
       const rows = await all(mirror.rows([], { includeRemoved: true }));
-      expect(rows.find((row) => row.id === victim)?.removedAt).toEqual(expect.any(String));
+      const marker = rows.find((row) => row.id === victim);
+      // Its id and when it left stay as a marker; the person's answers are gone.
+      expect(marker).toMatchObject({
+        removedAt: expect.any(String),
+        fields: {},
+        attendanceStatus: '',
+      });
+      const full = await runSync(options({ full: true }), { mirror });
+      expect(full[0]).toMatchObject({ mode: 'full', removed: 0 });
       expect(
         rows.filter((row) => row.removedAt === null).map(({ removedAt: _, ...row }) => row),
       ).toEqual((await serverRows()).map(({ removedAt: _, ...row }) => row));

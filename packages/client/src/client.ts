@@ -1,6 +1,14 @@
-import { HadirApiError } from './errors.js';
+import { HadirApiError, HadirNetworkError } from './errors.js';
 import { backoffDelay, isRetryableStatus, retryAfterSeconds, sleep } from './retry.js';
-import type { Campaign, Respondent, RespondentsPage, Summary } from './types.js';
+import type {
+  Campaign,
+  FieldDefinition,
+  Removal,
+  RemovalsPage,
+  Respondent,
+  RespondentsPage,
+  Summary,
+} from './types.js';
 
 export interface RateLimitEvent {
   url: string;
@@ -45,6 +53,14 @@ export interface RespondentsOptions {
    * e.g. to resume an interrupted sync from its checkpoint.
    */
   cursor?: string;
+  signal?: AbortSignal;
+}
+
+export interface RemovalsOptions {
+  /** Only removals strictly after this instant: your last removals watermark. */
+  since?: string;
+  /** Removals per request, 1 to 200 (default 200). */
+  limit?: number;
   signal?: AbortSignal;
 }
 
@@ -118,6 +134,42 @@ export class HadirClient {
     }
   }
 
+  /**
+   * The questions behind the field keys the key may read: key, label, type and form position,
+   * in form order.
+   */
+  async fields(campaignId: string, signal?: AbortSignal): Promise<FieldDefinition[]> {
+    const path = `/campaigns/${encodeURIComponent(campaignId)}/fields`;
+    return (await this.#get<{ data: FieldDefinition[] }>(path, {}, signal)).data;
+  }
+
+  /**
+   * Every page of the campaign's removals feed after `since` (all kept removals without it), by
+   * the server's cursor. Each page's `meta.until` is a removals watermark: keep the first one
+   * before a full pass and pass it as `since` after it. A `since` older than the feed keeps
+   * throws HadirApiError 410 `full_sync_required`: re-read the campaign.
+   */
+  async *removalPages(
+    campaignId: string,
+    options: RemovalsOptions = {},
+  ): AsyncGenerator<RemovalsPage> {
+    const path = `/campaigns/${encodeURIComponent(campaignId)}/removals`;
+    const base: Record<string, string> = { limit: String(options.limit ?? 200) };
+    if (options.since !== undefined) base.since = options.since;
+    let cursor: string | null = null;
+    do {
+      const query: Record<string, string> = cursor === null ? base : { ...base, cursor };
+      const body: RemovalsPage = await this.#get<RemovalsPage>(path, query, options.signal);
+      yield body;
+      cursor = body.meta.nextCursor;
+    } while (cursor !== null);
+  }
+
+  /** Every removal after `since`, one by one (see `removalPages`): delete each id from your copy. */
+  async *removals(campaignId: string, options: RemovalsOptions = {}): AsyncGenerator<Removal> {
+    for await (const page of this.removalPages(campaignId, options)) yield* page.data;
+  }
+
   /** Every respondent, row by row (see `respondentPages`). Upsert them by `id` (R4). */
   async *respondents(
     campaignId: string,
@@ -142,8 +194,10 @@ export class HadirClient {
           ...(abort ? { signal: abort } : {}),
         });
       } catch (error) {
-        if (abort?.aborted || failures >= maxRetries) throw error;
-        await this.#backoff(url, ++failures, `network error: ${(error as Error).message}`, abort);
+        if (abort?.aborted) throw error;
+        const failure = new HadirNetworkError(url.toString(), error);
+        if (failures >= maxRetries) throw failure;
+        await this.#backoff(url, ++failures, `network error: ${failure.why}`, abort);
         continue;
       }
       if (response.ok) return (await response.json()) as T;

@@ -2,15 +2,19 @@ export {
   HadirClient,
   type HadirClientOptions,
   type RateLimitEvent,
+  type RemovalsOptions,
   type RespondentsOptions,
   type RetryEvent,
 } from './client.js';
-export { HadirApiError } from './errors.js';
+export { HadirApiError, HadirNetworkError } from './errors.js';
 export type {
   AttendanceStatus,
   Campaign,
   ErrorEnvelope,
+  FieldDefinition,
   PageMeta,
+  Removal,
+  RemovalsPage,
   Respondent,
   RespondentsPage,
   Summary,

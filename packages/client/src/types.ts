@@ -22,3 +22,11 @@ export type RespondentsPage = Schemas['RespondentsPage'];
 
 /** The error envelope every failed request answers with. */
 export type ErrorEnvelope = Schemas['Error'];
+
+/** One respondent who left a campaign: delete `id` from your copy. */
+export type Removal = Schemas['Removal'];
+
+export type RemovalsPage = Schemas['RemovalsPage'];
+
+/** What a field key stands for: the question's label, its type and its place in the form. */
+export type FieldDefinition = Schemas['FieldDefinition'];

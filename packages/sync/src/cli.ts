@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { HadirApiError } from '@hadir/client';
+import { HadirApiError, HadirNetworkError } from '@hadir/client';
 import { campaignFile, type ExportFormat, exportRows } from './export.js';
 import { Mirror } from './mirror.js';
 import { plural, progressReporter } from './progress.js';
@@ -56,10 +56,8 @@ function explain(error: unknown, baseUrl: string | undefined): string {
       return `${at} answered ${error.message}${request} after retries; ${RESUME_HINT} later`;
     return `${at}: ${error.message}${request}`;
   }
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  if (error instanceof TypeError && error.message === 'fetch failed') {
-    const why = cause?.code ?? cause?.message ?? 'network error';
-    return `cannot reach ${baseUrl} (${why}) after retries: check --base-url and that the service is running; ${RESUME_HINT}`;
+  if (error instanceof HadirNetworkError) {
+    return `${error.message} after retries: check --base-url and that the service is running; ${RESUME_HINT}`;
   }
   return (error as Error).message;
 }
@@ -90,8 +88,8 @@ async function syncCommand(mirror: Mirror, options: SyncOptions): Promise<void> 
           : `incremental sync since ${result.since}`;
     const resumed =
       result.resumedFrom > 0 ? `, resumed after ${plural(result.resumedFrom, 'row')}` : '';
-    const removed =
-      result.mode === 'full' ? `, ${plural(result.removed, 'row')} marked removed` : '';
+    const removed = result.mode !== 'first' ? `, ${plural(result.removed, 'row')} removed` : '';
+    if (result.fullBecause) process.stdout.write(`${result.campaignId}: ${result.fullBecause}\n`);
     process.stdout.write(
       `${result.campaignId}: ${kind}, ${plural(result.rows, 'row')} in ${plural(result.pages, 'page')}${resumed}${removed}, watermark ${result.watermark ?? 'none'}\n`,
     );

@@ -24,7 +24,11 @@ export interface MirrorTables {
     submitted_at: StoredTime;
     attendance_status: string;
     fields: StoredJson;
-    /** Set by a full sync when the row is no longer served; rows are never deleted silently. */
+    /**
+     * When the row left the source (the removals feed, a full pass that no longer saw it, or its
+     * campaign gone). A removed row keeps only id, campaign, submittedAt and this time: its fields
+     * and attendance are cleared, since the person's data must leave the mirror too.
+     */
     removed_at: StoredTime | null;
     /** The full pass that last served the row: what a resumed pass has already seen. */
     seen_pass: string | null;
@@ -36,6 +40,8 @@ export interface MirrorTables {
     last_full_sync_at: StoredTime | null;
     /** Where an unfinished pass stopped (see Checkpoint), null between passes. */
     checkpoint: StoredJson | null;
+    /** The removals feed's `until` after the last whole sync: removals are applied from there. */
+    removals_watermark: StoredTime | null;
   };
 }
 
@@ -85,6 +91,7 @@ export async function prepareMirror(db: Kysely<MirrorTables>, engine: MirrorEngi
     .addColumn('watermark', sql.raw(time))
     .addColumn('last_full_sync_at', sql.raw(time))
     .addColumn('checkpoint', sql.raw(json))
+    .addColumn('removals_watermark', sql.raw(time))
     .execute();
   await upgrade(db, engine);
 }
@@ -95,6 +102,7 @@ async function upgrade(db: Kysely<MirrorTables>, engine: MirrorEngine): Promise<
   const added: Array<[string, string, string]> = [
     ['mirror_respondents', 'seen_pass', 'text'],
     ['mirror_state', 'checkpoint', json],
+    ['mirror_state', 'removals_watermark', time],
   ];
   const tables = await db.introspection.getTables();
   const has = (table: string, column: string) =>

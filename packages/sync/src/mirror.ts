@@ -39,6 +39,16 @@ export interface Checkpoint {
   /** Marks the rows a full pass has seen (see markRemovedExcept). */
   passId: string;
   startedAt: string;
+  /**
+   * The removals feed's `until` taken before a first or full pass began: the next run applies
+   * removals from there, so none made while the pass ran (or lay interrupted) is missed.
+   */
+  removalsUntil?: string;
+}
+
+/** What a removed row keeps: its id, campaign and times. The person's answers go. */
+function cleared(removedAt: string) {
+  return { removed_at: removedAt, fields: '{}', attendance_status: '' };
 }
 
 /** The local copy: campaigns, respondents upserted by id (R4), a watermark and checkpoint each. */
@@ -179,6 +189,7 @@ export class Mirror {
     campaignId: string,
     watermark: string | null,
     fullAt: string | null,
+    removalsWatermark: string | null,
   ): Promise<void> {
     const current = await this.watermark(campaignId);
     const next =
@@ -189,6 +200,7 @@ export class Mirror {
     const values = {
       watermark: next,
       checkpoint: null,
+      removals_watermark: removalsWatermark,
       ...(fullAt ? { last_full_sync_at: fullAt } : {}),
     };
     await this.#db
@@ -198,16 +210,65 @@ export class Mirror {
       .execute();
   }
 
-  /** After a full pass: marks the campaign's rows that pass did not see as removed. */
+  /** After a full pass: the campaign's rows that pass did not see are removed (see clearing). */
   async markRemovedExcept(campaignId: string, passId: string, now: string): Promise<number> {
     const result = await this.#db
       .updateTable('mirror_respondents')
-      .set({ removed_at: now })
+      .set(cleared(now))
       .where('campaign_id', '=', campaignId)
       .where('removed_at', 'is', null)
       .where((eb) => eb.or([eb('seen_pass', 'is', null), eb('seen_pass', '!=', passId)]))
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
+  }
+
+  /**
+   * Applies removals from the feed: each row of the campaign named is cleared (a row that moved
+   * to another campaign meanwhile is not this campaign's any more, and stays). Returns how many.
+   */
+  async applyRemovals(
+    campaignId: string,
+    removals: ReadonlyArray<{ id: string; removedAt: string }>,
+  ): Promise<number> {
+    let applied = 0;
+    await this.#db.transaction().execute(async (trx) => {
+      for (const removal of removals) {
+        const result = await trx
+          .updateTable('mirror_respondents')
+          .set(cleared(removal.removedAt))
+          .where('id', '=', removal.id)
+          .where('campaign_id', '=', campaignId)
+          .where('removed_at', 'is', null)
+          .executeTakeFirst();
+        applied += Number(result.numUpdatedRows);
+      }
+    });
+    return applied;
+  }
+
+  /** A campaign the key can no longer read (deleted, or out of its scope): every row is cleared. */
+  async removeCampaign(campaignId: string, now: string): Promise<number> {
+    const result = await this.#db
+      .updateTable('mirror_respondents')
+      .set(cleared(now))
+      .where('campaign_id', '=', campaignId)
+      .where('removed_at', 'is', null)
+      .executeTakeFirst();
+    await this.#db
+      .updateTable('mirror_state')
+      .set({ watermark: null, removals_watermark: null, checkpoint: null })
+      .where('campaign_id', '=', campaignId)
+      .execute();
+    return Number(result.numUpdatedRows);
+  }
+
+  async removalsWatermark(campaignId: string): Promise<string | null> {
+    const row = await this.#db
+      .selectFrom('mirror_state')
+      .select('removals_watermark')
+      .where('campaign_id', '=', campaignId)
+      .executeTakeFirst();
+    return isoOf(row?.removals_watermark ?? null);
   }
 
   /** The ids of the mirrored campaigns. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { HadirClient, type HadirClientOptions } from '@hadir/client';
+import { HadirApiError, HadirClient, type HadirClientOptions } from '@hadir/client';
 import type { Checkpoint, Mirror, PassMode } from './mirror.js';
 
 export interface SyncOptions {
@@ -35,7 +35,10 @@ export interface CampaignResult {
   /** Rows stored by this pass, those of the run it resumed included. */
   rows: number;
   pages: number;
+  /** Rows cleared: named by the removals feed, or (full pass) no longer served. */
   removed: number;
+  /** Why this campaign got a full pass it was not asked for (the feed answered 410). */
+  fullBecause?: string;
   watermark: string | null;
   /** Rows an earlier, interrupted run had already stored for this pass. */
   resumedFrom: number;
@@ -108,68 +111,160 @@ export async function runSync(options: SyncOptions, deps: SyncDeps): Promise<Cam
     options.campaigns.length > 0 ? options.campaigns : readable.map((campaign) => campaign.id);
   const results: CampaignResult[] = [];
 
+  // A mirrored campaign the key cannot read any more (deleted: 404; out of scope: 403) keeps
+  // nothing of anyone: the mirror holds only what the key may read.
+  const mirrored = await deps.mirror.campaignIds();
+  for (const campaignId of mirrored) {
+    if (readable.some((campaign) => campaign.id === campaignId)) continue;
+    if (options.campaigns.length > 0 && !options.campaigns.includes(campaignId)) continue;
+    const removed = await deps.mirror.removeCampaign(campaignId, now().toISOString());
+    results.push({
+      campaignId,
+      mode: 'full',
+      since: null,
+      rows: 0,
+      pages: 0,
+      removed,
+      fullBecause: 'the key can no longer read this campaign: its rows were cleared',
+      watermark: null,
+      resumedFrom: 0,
+    });
+  }
+
   for (const campaignId of wanted) {
     const campaign = readable.find((candidate) => candidate.id === campaignId);
     if (!campaign) {
+      if (mirrored.includes(campaignId)) continue;
       throw new Error(
         `campaign ${campaignId} is not readable with this key (it reads: ${readable.map((c) => c.id).join(', ') || 'none'})`,
       );
     }
     const summary = await client.summary(campaignId);
     await deps.mirror.saveCampaign(campaign, summary, now().toISOString());
-
-    const pass = await planPass(campaignId, options, deps.mirror, now());
-    const resumedFrom = pass.rows;
-    let { rows, pages, maxSubmittedAt } = pass;
-    for await (const page of client.respondentPages(campaignId, {
-      limit: options.limit,
-      ...(pass.since ? { since: pass.since } : {}),
-      ...('cursor' in pass ? { cursor: pass.cursor } : {}),
-    })) {
-      rows += page.data.length;
-      pages += 1;
-      for (const row of page.data) {
-        if (maxSubmittedAt === null || row.submittedAt > maxSubmittedAt)
-          maxSubmittedAt = row.submittedAt;
-      }
-      // Without a cursor to continue after, a page is stored without a checkpoint.
-      const checkpoint: Checkpoint | null =
-        typeof page.meta.nextCursor === 'string'
-          ? { ...pass, cursor: page.meta.nextCursor, rows, pages, maxSubmittedAt }
-          : null;
-      await deps.mirror.storePage(campaignId, page.data, {
-        seenPass: pass.mode === 'full' ? pass.passId : null,
-        checkpoint,
-      });
-      deps.onProgress?.({
-        campaignId,
-        mode: pass.mode,
-        rows,
-        pages,
-        total: page.meta.total,
-        rateLimitWaits: waits,
-        ...(resumedFrom > 0 ? { resumedAt: resumedFrom } : {}),
-      });
-    }
-    const removed =
-      pass.mode === 'full'
-        ? await deps.mirror.markRemovedExcept(campaignId, pass.passId, now().toISOString())
-        : 0;
-    await deps.mirror.finishSync(
-      campaignId,
-      maxSubmittedAt,
-      pass.mode === 'full' ? now().toISOString() : null,
-    );
-    results.push({
-      campaignId,
-      mode: pass.mode,
-      since: pass.since,
-      rows,
-      pages,
-      removed,
-      watermark: await deps.mirror.watermark(campaignId),
-      resumedFrom,
-    });
+    results.push(await syncCampaign(client, campaignId, options, deps, now, () => waits));
   }
   return results;
+}
+
+/** The removals feed's watermark now: taken before a full pass, followed from after it. */
+async function removalsUntil(client: HadirClient, campaignId: string): Promise<string> {
+  for await (const page of client.removalPages(campaignId, { limit: 1 })) return page.meta.until;
+  throw new Error(`the removals feed of ${campaignId} answered no page`);
+}
+
+/**
+ * Applies the removals since the mirror's removals watermark; undefined when the feed cannot
+ * vouch for them (410): the caller then re-reads the campaign.
+ */
+async function applyRemovals(
+  client: HadirClient,
+  mirror: Mirror,
+  campaignId: string,
+  since: string,
+): Promise<{ removed: number; until: string } | undefined> {
+  let removed = 0;
+  let until = since;
+  try {
+    for await (const page of client.removalPages(campaignId, { since })) {
+      removed += await mirror.applyRemovals(campaignId, page.data);
+      until = page.meta.until > until ? page.meta.until : until;
+    }
+  } catch (error) {
+    if (error instanceof HadirApiError && error.status === 410) return undefined;
+    throw error;
+  }
+  return { removed, until };
+}
+
+async function syncCampaign(
+  client: HadirClient,
+  campaignId: string,
+  options: SyncOptions,
+  deps: SyncDeps,
+  now: () => Date,
+  waits: () => number,
+): Promise<CampaignResult> {
+  let pass = await planPass(campaignId, options, deps.mirror, now());
+  let removed = 0;
+  let removalsWatermark = await deps.mirror.removalsWatermark(campaignId);
+  let fullBecause: string | undefined;
+  if (pass.mode === 'incremental') {
+    const applied =
+      removalsWatermark === null
+        ? undefined
+        : await applyRemovals(client, deps.mirror, campaignId, removalsWatermark);
+    if (applied) {
+      removed = applied.removed;
+      removalsWatermark = applied.until;
+    } else {
+      fullBecause =
+        removalsWatermark === null
+          ? 'the mirror has no removals watermark yet (made by an older hadir-sync)'
+          : `the server no longer keeps removals since ${removalsWatermark}`;
+      await deps.mirror.discardCheckpoint(campaignId);
+      pass = await planPass(campaignId, { ...options, full: true }, deps.mirror, now());
+    }
+  }
+  // Before a first or full pass: every removal after this is in the feed for the next run. A
+  // resumed pass keeps the one taken when it began.
+  if (pass.mode !== 'incremental') {
+    pass = {
+      ...pass,
+      removalsUntil: pass.removalsUntil ?? (await removalsUntil(client, campaignId)),
+    };
+    removalsWatermark = pass.removalsUntil ?? null;
+  }
+
+  const resumedFrom = pass.rows;
+  let { rows, pages, maxSubmittedAt } = pass;
+  for await (const page of client.respondentPages(campaignId, {
+    limit: options.limit,
+    ...(pass.since ? { since: pass.since } : {}),
+    ...('cursor' in pass ? { cursor: pass.cursor } : {}),
+  })) {
+    rows += page.data.length;
+    pages += 1;
+    for (const row of page.data) {
+      if (maxSubmittedAt === null || row.submittedAt > maxSubmittedAt)
+        maxSubmittedAt = row.submittedAt;
+    }
+    // Without a cursor to continue after, a page is stored without a checkpoint.
+    const checkpoint: Checkpoint | null =
+      typeof page.meta.nextCursor === 'string'
+        ? { ...pass, cursor: page.meta.nextCursor, rows, pages, maxSubmittedAt }
+        : null;
+    await deps.mirror.storePage(campaignId, page.data, {
+      seenPass: pass.mode === 'full' ? pass.passId : null,
+      checkpoint,
+    });
+    deps.onProgress?.({
+      campaignId,
+      mode: pass.mode,
+      rows,
+      pages,
+      total: page.meta.total,
+      rateLimitWaits: waits(),
+      ...(resumedFrom > 0 ? { resumedAt: resumedFrom } : {}),
+    });
+  }
+  if (pass.mode === 'full') {
+    removed += await deps.mirror.markRemovedExcept(campaignId, pass.passId, now().toISOString());
+  }
+  await deps.mirror.finishSync(
+    campaignId,
+    maxSubmittedAt,
+    pass.mode === 'full' ? now().toISOString() : null,
+    removalsWatermark,
+  );
+  return {
+    campaignId,
+    mode: pass.mode,
+    since: pass.since,
+    rows,
+    pages,
+    removed,
+    ...(fullBecause ? { fullBecause } : {}),
+    watermark: await deps.mirror.watermark(campaignId),
+    resumedFrom,
+  };
 }
