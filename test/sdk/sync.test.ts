@@ -12,6 +12,7 @@ import {
   type SyncOptions,
 } from '../../packages/sync/src/index.ts';
 import { importDocument } from '../../src/import/import.service.ts';
+import { purgeRemovalsBefore } from '../../src/removals/removals.repository.ts';
 
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { runProgram } from '../helpers/cli.ts';
@@ -223,6 +224,28 @@ describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
       expect(
         rows.filter((row) => row.removedAt === null).map(({ removedAt: _, ...row }) => row),
       ).toEqual((await serverRows()).map(({ removedAt: _, ...row }) => row));
+    } finally {
+      await mirror.close();
+    }
+  });
+  it('runs a full pass by itself, and says why, when the feed cannot vouch for its removals', async () => {
+    const mirror = await Mirror.open(await mirrorUrl());
+    try {
+      await runSync(options(), { mirror });
+      const victim = `p${next++}`;
+      await importRespondents(t.store, t.clock, 'pesta', [{ id: victim, submittedAt: at(71) }]);
+      await runSync(options(), { mirror });
+      t.clock.advance(1_000);
+      await importDocument(t.store, t.clock, { respondents: [{ id: victim, deleted: true }] });
+      // The server forgets tombstones beyond the mirror's watermark: its removals are unknown.
+      t.clock.advance(1_000);
+      await purgeRemovalsBefore(t.store.db, t.clock.now());
+      const result = await runSync(options(), { mirror });
+      expect(result[0]).toMatchObject({ mode: 'full', removed: 1 });
+      expect(result[0]?.fullBecause).toMatch(/no longer keeps removals since/);
+      expect((await all(mirror.rows())).some((row) => row.id === victim)).toBe(false);
+      // And the next run is incremental again.
+      expect((await runSync(options(), { mirror }))[0]?.mode).toBe('incremental');
     } finally {
       await mirror.close();
     }
