@@ -42,7 +42,8 @@ export async function seedCampaign(
   campaign: {
     id: string;
     title?: string;
-    fields?: Array<{ key: string; type: FieldType }>;
+    /** A field's label is its key unless given. */
+    fields?: Array<{ key: string; type: FieldType; label?: string }>;
     respondents?: TestRespondent[];
     eventDate?: string | null;
     location?: string | null;
@@ -56,7 +57,10 @@ export async function seedCampaign(
         title: campaign.title ?? `Campaign ${campaign.id}`,
         eventDate: campaign.eventDate ?? null,
         location: campaign.location ?? null,
-        fields: (campaign.fields ?? []).map((field) => ({ ...field, label: field.key })),
+        fields: (campaign.fields ?? []).map((field) => ({
+          ...field,
+          label: field.label ?? field.key,
+        })),
       },
     ],
     respondents: (campaign.respondents ?? []).map((respondent) => ({

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -34,7 +34,7 @@ describe('hadir-sync resumes, explains and exports', () => {
     baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     await seedCampaign(t.store, t.clock, {
       id: 'besar',
-      fields: [{ key: 'menu', type: 'RADIO' }],
+      fields: [{ key: 'menu', type: 'RADIO', label: 'Menu makan' }],
       respondents: Array.from({ length: ROWS }, (_, i) => ({
         id: `b${String(i).padStart(5, '0')}`,
         // Pairs of rows share a second: ties the keyset must keep apart.
@@ -179,23 +179,12 @@ describe('hadir-sync resumes, explains and exports', () => {
     expect(result.stderr).not.toContain('    at ');
   }, 30_000);
 
-  it('exports one CSV per campaign, leaves removed rows out unless asked, and adds a local time', async () => {
+  it('exports one owner-only CSV per campaign in Jakarta time, leaves removed rows out unless asked', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'hadir-export-'));
     const to = `sqlite:${folder}/mirror.sqlite`;
     const synced = await runProgram(
       'packages/sync/bin/hadir-sync',
-      [
-        '--base-url',
-        baseUrl,
-        '--all',
-        '--to',
-        to,
-        '--export',
-        'csv',
-        `${folder}/out.csv`,
-        '--time-zone',
-        'Asia/Jakarta',
-      ],
+      ['--base-url', baseUrl, '--all', '--to', to, '--export', 'csv', `${folder}/out.csv`],
       { HADIR_API_KEY: apiKey },
     );
     expect(synced.status).toBe(0);
@@ -204,10 +193,33 @@ describe('hadir-sync resumes, explains and exports', () => {
     );
     expect(synced.stdout).toContain(`exported 1 row to ${folder}/out-kecil.csv`);
     const besar = readFileSync(`${folder}/out-besar.csv`, 'utf8').split('\r\n');
-    expect(besar[0]).toBe(
-      '\uFEFFcampaignId,id,submittedAt,attendanceStatus,removedAt,submittedAt (Asia/Jakarta),menu',
+    // The question's label heads its column; times are Jakarta's unless --time-zone UTC.
+    expect(besar[0]).toBe('\uFEFFid,submittedAt (Asia/Jakarta),attendanceStatus,Menu makan');
+    expect(besar[1]).toBe('b00000,2026-11-01 07:00:00,YES,Soto');
+    expect(statSync(`${folder}/out-besar.csv`).mode & 0o777).toBe(0o600);
+    expect(statSync(`${folder}/mirror.sqlite`).mode & 0o777).toBe(0o600);
+    const utc = await runProgram(
+      'packages/sync/bin/hadir-sync',
+      [
+        '--to',
+        to,
+        '--campaign',
+        'kecil',
+        '--export',
+        'csv',
+        `${folder}/k.csv`,
+        '--time-zone',
+        'UTC',
+        '--headers',
+        'keys',
+        '--technical-columns',
+      ],
+      {},
     );
-    expect(besar[1]).toBe(`besar,b00000,${at(0)},YES,,2026-11-01 07:00:00,Soto`);
+    expect(utc.status).toBe(0);
+    expect(readFileSync(`${folder}/k.csv`, 'utf8').split('\r\n')[0]).toBe(
+      '\uFEFFcampaignId,id,submittedAt,attendanceStatus,removedAt',
+    );
 
     // A row marked removed by a full pass is exported only with --include-removed.
     const db = new (await import('better-sqlite3')).default(`${folder}/mirror.sqlite`);

@@ -277,13 +277,20 @@ describe('hadir-sync export and command line', () => {
         ]),
       'csv',
       file,
+      {
+        fields: [
+          { key: 'menu', label: 'Menu pilihan', type: 'RADIO', position: 0 },
+          { key: 'alergi', label: 'Alergi', type: 'CHECKBOX', position: 1 },
+        ],
+      },
     );
     const text = readFileSync(file, 'utf8');
     expect(text.startsWith('\uFEFF')).toBe(true);
+    // Labels in form order, then keys without a definition; Jakarta time.
     expect(text.slice(1).split('\r\n')).toEqual([
-      'campaignId,id,submittedAt,attendanceStatus,removedAt,alergi,catatan,menu',
-      `c,r1,${at(1)},YES,,Kacang; Susu,,"Sate, ""pedas"""`,
-      `c,r2,${at(2)},NO,,,"'=HYPERLINK(""x"")",`,
+      'id,submittedAt (Asia/Jakarta),attendanceStatus,Menu pilihan,Alergi,catatan',
+      `r1,2026-11-01 07:01:00,YES,"Sate, ""pedas""",Kacang; Susu,`,
+      `r2,2026-11-01 07:02:00,NO,,,"'=HYPERLINK(""x"")"`,
       '',
     ]);
   });
@@ -321,7 +328,9 @@ describe('hadir-sync export and command line', () => {
       expect(result.status).toBe(0);
       expect(result.stdout).toContain('c: first sync, 1 row in 1 page, watermark');
       expect(result.stdout).toContain(`exported 1 row to ${folder}/out.csv`);
-      expect(readFileSync(`${folder}/out.csv`, 'utf8')).toContain(`c,r1,${at(1)},YES,,Sate`);
+      expect(readFileSync(`${folder}/out.csv`, 'utf8')).toContain(
+        'r1,2026-11-01 07:01:00,YES,Sate',
+      );
       const missingKey = await runProgram(
         'packages/sync/bin/hadir-sync',
         ['--base-url', baseUrl, '--all', '--to', `sqlite:${folder}/m.sqlite`],

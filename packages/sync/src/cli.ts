@@ -9,14 +9,19 @@ import { runSync, type SyncOptions } from './sync.js';
 const USAGE = `usage: hadir-sync --base-url URL [--api-key-env HADIR_API_KEY | --api-key-file PATH]
                   [--campaign ID ... | --all] --to sqlite:./mirror.sqlite|postgres://...
                   [--full] [--restart] [--look-back 5m] [--limit 200]
-                  [--export csv|jsonl FILE [--include-removed] [--time-zone Asia/Jakarta]]
+                  [--export csv|jsonl FILE [--include-removed] [--time-zone Asia/Jakarta|UTC]
+                   [--headers labels|keys] [--technical-columns]]
 
 Mirrors Hadir campaigns into a local database: rows are upserted by id, and each page is stored
 with a checkpoint, so a run that is interrupted continues where it stopped when run again
 (--restart starts the pass afresh). Each campaign's watermark moves only after a whole pass.
---full walks everything and marks rows the server no longer serves as removed (never deletes).
---export writes the mirror to FILE (with or without syncing first), streaming: CSV writes one
-file per campaign when several are exported (FILE-CAMPAIGN.csv); removed rows only with
+Every run applies the removals feed: a respondent removed at the source keeps only its id and
+times here, its answers cleared. When the server no longer keeps removals that old, a full pass
+runs by itself. --full walks everything and clears rows the server no longer serves.
+--export writes the mirror to FILE (with or without syncing first), streaming and readable by
+its owner only: CSV has id, the submitted time in Asia/Jakarta (--time-zone UTC for UTC),
+attendance, and one column per field headed by its question (--headers keys for field keys),
+one file per campaign when several are exported (FILE-CAMPAIGN.csv); removed rows only with
 --include-removed. The key is read from the environment variable or the file, never from a
 flag, and never printed.`;
 
@@ -100,19 +105,34 @@ async function exportCommand(
   mirror: Mirror,
   format: ExportFormat,
   file: string,
-  options: { campaigns: string[]; includeRemoved: boolean; timeZone?: string },
+  options: {
+    campaigns: string[];
+    includeRemoved: boolean;
+    timeZone?: string;
+    headers: 'labels' | 'keys';
+    technicalColumns: boolean;
+  },
 ): Promise<void> {
   const campaigns = options.campaigns.length > 0 ? options.campaigns : await mirror.campaignIds();
   const read = (ids: string[]) => () =>
     mirror.rows(ids, { includeRemoved: options.includeRemoved });
-  const exportOptions = options.timeZone ? { timeZone: options.timeZone } : {};
+  const exportOptions = {
+    ...(options.timeZone ? { timeZone: options.timeZone } : {}),
+    headers: options.headers,
+    // Removed rows are told apart by their removedAt.
+    technicalColumns: options.technicalColumns || options.includeRemoved,
+  };
   // A CSV has one set of columns: each campaign gets a file of its own when there are several.
   const files =
     format === 'csv' && campaigns.length > 1
       ? campaigns.map((id) => ({ path: campaignFile(file, id), ids: [id] }))
       : [{ path: file, ids: campaigns }];
   for (const target of files) {
-    const count = await exportRows(read(target.ids), format, target.path, exportOptions);
+    const fields = await mirror.fieldDefinitions(target.ids);
+    const count = await exportRows(read(target.ids), format, target.path, {
+      ...exportOptions,
+      fields,
+    });
     process.stdout.write(`exported ${plural(count, 'row')} to ${target.path}\n`);
   }
 }
@@ -138,6 +158,8 @@ export async function main(argv: string[]): Promise<number> {
         restart: { type: 'boolean' },
         'include-removed': { type: 'boolean' },
         'time-zone': { type: 'string' },
+        headers: { type: 'string', default: 'labels' },
+        'technical-columns': { type: 'boolean' },
         help: { type: 'boolean' },
       },
     }));
@@ -158,6 +180,8 @@ export async function main(argv: string[]): Promise<number> {
       throw new Error('--export takes csv or jsonl');
     if (exportFormat !== undefined && !exportFile)
       throw new Error('--export needs a FILE after the format');
+    if (!['labels', 'keys'].includes(values.headers as string))
+      throw new Error('--headers takes labels or keys');
     const campaigns = (values.campaign as string[] | undefined) ?? [];
     const baseUrl = values['base-url'] as string | undefined;
     if (!baseUrl && exportFormat === undefined) throw new Error('--base-url is required to sync');
@@ -187,6 +211,8 @@ export async function main(argv: string[]): Promise<number> {
         await exportCommand(mirror, exportFormat as ExportFormat, exportFile, {
           campaigns,
           includeRemoved: values['include-removed'] === true,
+          headers: values.headers as 'labels' | 'keys',
+          technicalColumns: values['technical-columns'] === true,
           ...(typeof values['time-zone'] === 'string' ? { timeZone: values['time-zone'] } : {}),
         });
       }

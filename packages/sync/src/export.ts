@@ -1,18 +1,38 @@
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { chmodSync, closeSync, createWriteStream, openSync } from 'node:fs';
+import type { FieldDefinition } from '@hadir/client';
 import type { MirrorRow } from './mirror.js';
 
 export type ExportFormat = 'csv' | 'jsonl';
 
+/** The spec suggests displaying campaign data in Jakarta time. */
+export const DEFAULT_EXPORT_TIME_ZONE = 'Asia/Jakarta';
+
 export interface ExportOptions {
-  /** Adds a column with submittedAt in this IANA time zone (e.g. Asia/Jakarta); times stay UTC. */
+  /**
+   * The zone CSV times are written in (an IANA zone, or UTC for the API's own ISO-8601);
+   * Asia/Jakarta by default. JSON Lines keep the API's UTC times and add the local one.
+   */
   timeZone?: string;
+  /** CSV headers: the questions' labels (default), or the field keys the API uses. */
+  headers?: 'labels' | 'keys';
+  /** The fields' definitions, in form order: the CSV's columns and their labels. */
+  fields?: readonly FieldDefinition[];
+  /** Adds the campaignId and removedAt columns, which a person reading the sheet rarely needs. */
+  technicalColumns?: boolean;
+}
+
+/**
+ * Creates (or truncates) `file` readable by its owner only before anything is written to it:
+ * an export holds attendees' personal data.
+ */
+export function createPrivateFile(file: string): void {
+  closeSync(openSync(file, 'w', 0o600));
+  chmodSync(file, 0o600);
 }
 
 /** Rows to export, read afresh each time it is called (CSV reads twice: keys, then rows). */
 export type RowSource = () => AsyncIterable<MirrorRow>;
-
-const FIXED_COLUMNS = ['campaignId', 'id', 'submittedAt', 'attendanceStatus', 'removedAt'] as const;
 
 /** A CSV cell: quoted when needed; a leading =, +, - or @ is defused so spreadsheets never run it. */
 function cell(value: string): string {
@@ -41,10 +61,34 @@ function localTime(zone: string): (iso: string) => string {
   return (iso) => format.format(Date.parse(iso));
 }
 
+/** The CSV's field columns: the defined fields in form order, then any other key seen. */
+function fieldColumns(
+  seen: ReadonlySet<string>,
+  fields: readonly FieldDefinition[],
+  headers: 'labels' | 'keys',
+): Array<{ key: string; header: string }> {
+  const defined = fields.filter((field) => seen.has(field.key));
+  const labels = defined.map((field) => field.label);
+  const columns = defined.map((field) => ({
+    key: field.key,
+    // Two questions asked alike are told apart by their keys.
+    header:
+      headers === 'keys'
+        ? field.key
+        : labels.indexOf(field.label) === labels.lastIndexOf(field.label)
+          ? field.label
+          : `${field.label} (${field.key})`,
+  }));
+  const definedKeys = new Set(defined.map((field) => field.key));
+  const others = [...seen].filter((key) => !definedKeys.has(key)).sort();
+  return [...columns, ...others.map((key) => ({ key, header: key }))];
+}
+
 /**
- * Writes the mirror out, streaming: memory stays flat whatever the row count. CSV: UTF-8 with a
- * byte-order mark and CRLF lines (Excel reads both), one column per field key seen. JSONL: one
- * respondent object per line. Returns the rows written.
+ * Writes the mirror out, streaming: memory stays flat whatever the row count, and the file is
+ * its owner's only. CSV: UTF-8 with a byte-order mark and CRLF lines (Excel reads both); id, the
+ * submitted time in the chosen zone, attendance, then one column per field, headed by its label,
+ * in form order. JSONL: one respondent object per line. Returns the rows written.
  */
 export async function exportRows(
   source: RowSource,
@@ -52,8 +96,10 @@ export async function exportRows(
   file: string,
   options: ExportOptions = {},
 ): Promise<number> {
-  const local = options.timeZone ? localTime(options.timeZone) : undefined;
-  const out = createWriteStream(file, { encoding: 'utf8' });
+  const zone = options.timeZone ?? DEFAULT_EXPORT_TIME_ZONE;
+  const local = zone.toUpperCase() === 'UTC' ? undefined : localTime(zone);
+  createPrivateFile(file);
+  const out = createWriteStream(file, { encoding: 'utf8', flags: 'r+' });
   const write = async (text: string) => {
     if (!out.write(text)) await once(out, 'drain');
   };
@@ -68,20 +114,25 @@ export async function exportRows(
     } else {
       const keys = new Set<string>();
       for await (const row of source()) for (const key of Object.keys(row.fields)) keys.add(key);
-      const fieldKeys = [...keys].sort();
-      const zoneColumn = options.timeZone ? [`submittedAt (${options.timeZone})`] : [];
-      await write(
-        `\uFEFF${[...FIXED_COLUMNS, ...zoneColumn, ...fieldKeys].map(cell).join(',')}\r\n`,
-      );
+      const columns = fieldColumns(keys, options.fields ?? [], options.headers ?? 'labels');
+      const technical = options.technicalColumns === true;
+      const header = [
+        ...(technical ? ['campaignId'] : []),
+        'id',
+        local ? `submittedAt (${zone})` : 'submittedAt',
+        'attendanceStatus',
+        ...(technical ? ['removedAt'] : []),
+        ...columns.map((column) => column.header),
+      ];
+      await write(`\uFEFF${header.map(cell).join(',')}\r\n`);
       for await (const row of source()) {
         const cells = [
-          row.campaignId,
+          ...(technical ? [row.campaignId] : []),
           row.id,
-          row.submittedAt,
+          local ? local(row.submittedAt) : row.submittedAt,
           row.attendanceStatus,
-          row.removedAt ?? '',
-          ...(local ? [local(row.submittedAt)] : []),
-          ...fieldKeys.map((key) => fieldText(row.fields[key])),
+          ...(technical ? [row.removedAt ?? ''] : []),
+          ...columns.map((column) => fieldText(row.fields[column.key])),
         ];
         await write(`${cells.map(cell).join(',')}\r\n`);
         count += 1;

@@ -16,6 +16,8 @@ export interface MirrorTables {
     location: string | null;
     response_count: number;
     summary: StoredJson | null;
+    /** The allow-listed fields' definitions (key, label, type, position), for exports. */
+    field_definitions: StoredJson | null;
     synced_at: StoredTime;
   };
   mirror_respondents: {
@@ -65,6 +67,7 @@ export async function prepareMirror(db: Kysely<MirrorTables>, engine: MirrorEngi
     .addColumn('location', 'text')
     .addColumn('response_count', 'integer', (c) => c.notNull())
     .addColumn('summary', sql.raw(json))
+    .addColumn('field_definitions', sql.raw(json))
     .addColumn('synced_at', sql.raw(time), (c) => c.notNull())
     .execute();
   await db.schema
@@ -103,6 +106,7 @@ async function upgrade(db: Kysely<MirrorTables>, engine: MirrorEngine): Promise<
     ['mirror_respondents', 'seen_pass', 'text'],
     ['mirror_state', 'checkpoint', json],
     ['mirror_state', 'removals_watermark', time],
+    ['mirror_campaigns', 'field_definitions', json],
   ];
   const tables = await db.introspection.getTables();
   const has = (table: string, column: string) =>

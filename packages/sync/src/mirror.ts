@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Campaign, Respondent, Summary } from '@hadir/client';
+import type { Campaign, FieldDefinition, Respondent, Summary } from '@hadir/client';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
@@ -67,7 +67,13 @@ export class Mirror {
     let engine: MirrorEngine;
     if (url.startsWith('sqlite:')) {
       const path = url.slice('sqlite:'.length);
-      if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+      if (path !== ':memory:') {
+        mkdirSync(dirname(path), { recursive: true });
+        // Attendees' personal data: the file (and the log files SQLite makes beside it with the
+        // same permissions) is its owner's only.
+        closeSync(openSync(path, 'a', 0o600));
+        chmodSync(path, 0o600);
+      }
       const database = new SqliteDatabase(path);
       database.pragma('journal_mode = WAL');
       db = new Kysely({ dialect: new SqliteDialect({ database }) });
@@ -84,7 +90,12 @@ export class Mirror {
     return new Mirror(db, engine);
   }
 
-  async saveCampaign(campaign: Campaign, summary: Summary, now: string): Promise<void> {
+  async saveCampaign(
+    campaign: Campaign,
+    summary: Summary,
+    fields: FieldDefinition[],
+    now: string,
+  ): Promise<void> {
     const values = {
       slug: campaign.slug,
       title: campaign.title,
@@ -92,6 +103,7 @@ export class Mirror {
       location: campaign.location,
       response_count: campaign.responseCount,
       summary: JSON.stringify(summary),
+      field_definitions: JSON.stringify(fields),
       synced_at: now,
     };
     await this.#db
@@ -269,6 +281,28 @@ export class Mirror {
       .where('campaign_id', '=', campaignId)
       .executeTakeFirst();
     return isoOf(row?.removals_watermark ?? null);
+  }
+
+  /** The definitions of the fields the key could read at the last sync, in form order. */
+  async fieldDefinitions(campaignIds: string[]): Promise<FieldDefinition[]> {
+    if (campaignIds.length === 0) return [];
+    const rows = await this.#db
+      .selectFrom('mirror_campaigns')
+      .select('field_definitions')
+      .where('id', 'in', campaignIds)
+      .orderBy('id')
+      .execute();
+    const seen = new Set<string>();
+    const fields: FieldDefinition[] = [];
+    for (const row of rows) {
+      for (const field of row.field_definitions
+        ? jsonOf<FieldDefinition[]>(row.field_definitions)
+        : []) {
+        if (!seen.has(field.key)) fields.push(field);
+        seen.add(field.key);
+      }
+    }
+    return fields;
   }
 
   /** The ids of the mirrored campaigns. */

@@ -140,7 +140,8 @@ export async function runSync(options: SyncOptions, deps: SyncDeps): Promise<Cam
       );
     }
     const summary = await client.summary(campaignId);
-    await deps.mirror.saveCampaign(campaign, summary, now().toISOString());
+    const fields = await client.fields(campaignId);
+    await deps.mirror.saveCampaign(campaign, summary, fields, now().toISOString());
     results.push(await syncCampaign(client, campaignId, options, deps, now, () => waits));
   }
   return results;
