@@ -1,8 +1,9 @@
-// npm run bench [-- --only cases,reference,ablation,compare] [--against REF]: seeds (once) a million
+// npm run bench [-- --only cases,reference,ablation,compare,import,removals] [--against REF]: seeds (once) a million
 // respondents on SQLite and on a throwaway PostgreSQL cluster; loads every case (each right after
 // a plain node:http ceiling); loads PostgreSQL's page 1 in turn with a bare reference server;
 // switches each speed device off in turn (the ablation); with --against, loads every case on
-// another revision in turn with this one. Writes bench/results/latest.json and latest.md.
+// another revision in turn with this one; measures an incremental sync after removals (removals).
+// Writes bench/results/latest.json and latest.md, and removals-DATE.json.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,7 @@ import { type CpuSplit, measureCpuSplit } from './cpu-split.ts';
 import { type ImportRow, importFiles, measureImport } from './import.ts';
 import { CONNECTIONS, inTurn, type Load, load, type Pair } from './load.ts';
 import { type ServerProcess, startCeiling, startHadir, startStoreRead } from './processes.ts';
+import { measureRemovals, REMOVED, type RemovalsRow } from './removals.ts';
 import { type CaseRow, evaluate, renderMarkdown } from './report.ts';
 import { BIG_CAMPAIGN, seedOnce } from './seed.ts';
 
@@ -35,7 +37,7 @@ const RESULTS = join(ROOT, 'bench', 'results');
 
 const { values: args } = parseArgs({
   options: {
-    only: { type: 'string', default: 'cases,ablation,compare,import' },
+    only: { type: 'string', default: 'cases,ablation,compare,import,removals' },
     against: { type: 'string' },
   },
 });
@@ -300,6 +302,28 @@ async function main(): Promise<void> {
           })),
         );
       }
+    }
+    if (parts.has('removals')) {
+      log(
+        `Removals: ${REMOVED} respondents leave; one incremental hadir-sync; removals page against page 1`,
+      );
+      const removals: RemovalsRow[] = [];
+      for (const engine of engines) {
+        removals.push(
+          await measureRemovals({
+            engine,
+            databaseUrl: urls[engine],
+            key: keys[engine],
+            pairs: PAIRS,
+            log,
+          }),
+        );
+      }
+      const day = new Date().toISOString().slice(0, 10);
+      writeFileSync(
+        join(RESULTS, `removals-${day}.json`),
+        `${JSON.stringify({ removed: REMOVED, limit: LIMIT, rows: removals }, null, 2)}\n`,
+      );
     }
     const imports = parts.has('import')
       ? await runImports(cluster.url('postgres'), (name) => cluster.url(name))

@@ -48,7 +48,19 @@ Better: follow \`meta.nextCursor\`. Pass it back as \`cursor=\` (instead of \`pa
 1. Keep a watermark per campaign: the largest \`submittedAt\` you stored.
 2. Sync with \`since=<watermark minus a few minutes>\` (the upsert absorbs the overlap), walking every page.
 3. Advance the watermark only after the whole sync succeeded.
-4. A row missing from a \`since\` sync is not deleted; detect deletions with a periodic full sync without \`since\`.`,
+4. A row missing from a \`since\` sync is not deleted: removals come from the removals feed (R5).`,
+  },
+  {
+    id: 'removals',
+    title: 'R5: apply removals since your last sync; on 410, re-read the campaign',
+    markdown: `Respondents leave: deleted at the source, erased on request (Indonesia's personal data protection law gives each person that right), or expired after the event. \`GET /developer/v1/campaigns/CAMPAIGN_ID/removals?since=WATERMARK\` lists them, \`{ "id", "removedAt" }\` each, oldest first, with the same paging, cursors, ETags, scope and rate limit as respondents; it holds nothing else about the person. Delete each id from your copy, with all its answers.
+
+1. Before a full pass (your first sync, or one after a 410), read one removals page and keep its \`meta.until\`.
+2. After every sync, read the removals since your removals watermark (the \`until\` you kept), delete those ids, and keep the newest \`meta.until\` as the next watermark.
+3. \`410 full_sync_required\`: the service no longer keeps removals that old (90 days by default). Re-read the whole campaign without \`since\`, drop the rows it no longer serves, and start again from step 1.
+4. A campaign that answers 404 (deleted) or 403 (no longer in your scope) must go from your copy entirely.
+
+\`GET /developer/v1/campaigns/CAMPAIGN_ID/fields\` names your allow-listed fields: \`{ "key", "label", "type", "position" }\` in form order, so you can show the questions instead of guessing from keys. The SDK (\`removals()\`, \`fields()\`) and \`hadir-sync\` do all of this for you.`,
   },
   {
     id: 'conditional-requests',
@@ -58,6 +70,6 @@ Better: follow \`meta.nextCursor\`. Pass it back as \`cursor=\` (instead of \`pa
   {
     id: 'errors',
     title: 'Errors',
-    markdown: `Every error is \`{ "error": { "code", "message" } }\`. 400 \`invalid_parameter\` (bad or unknown parameter; fix the request), 401 \`unauthorized\` (key missing, malformed, unknown, revoked, expired, or account deactivated), 403 \`forbidden\` (campaign outside your scope), 404 \`not_found\`, 429 \`rate_limited\` (wait \`Retry-After\`), 500 \`internal_error\` (retry once with backoff), 503 \`service_unavailable\` (retry after \`Retry-After\`). Quote the \`X-Request-Id\` header when you report a problem.`,
+    markdown: `Every error is \`{ "error": { "code", "message" } }\`. 400 \`invalid_parameter\` (bad or unknown parameter; fix the request), 401 \`unauthorized\` (key missing, malformed, unknown, revoked, expired, or account deactivated), 403 \`forbidden\` (campaign outside your scope), 404 \`not_found\`, 410 \`full_sync_required\` (removals feed only: re-read the campaign, R5), 429 \`rate_limited\` (wait \`Retry-After\`), 500 \`internal_error\` (retry once with backoff), 503 \`service_unavailable\` (retry after \`Retry-After\`). Quote the \`X-Request-Id\` header when you report a problem.`,
   },
 ];

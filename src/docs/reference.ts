@@ -78,6 +78,8 @@ function llmsText(openapi: OpenApi): string {
     '- Campaign: { id, slug, title, eventDate (ISO UTC or null), location (or null), responseCount }',
     '- Summary: { campaign: { id, slug, title }, totals: { responses, attending, notAttending, maybe, ... }, breakdowns: { fieldKey: { value: count } } }',
     '- Respondents page: { data: [ { id, submittedAt, attendanceStatus: YES|NO|MAYBE, fields: { key: string | string[] } } ], meta: { total, page, limit, totalPages, nextCursor } }',
+    '- Removals page: { data: [ { id, removedAt } ], meta: { total, page, limit, totalPages, nextCursor, until } }',
+    '- Fields: { data: [ { key, label, type, position } ] }',
     '',
   );
   for (const section of GUIDE) lines.push(`## ${section.title}`, '', section.markdown, '');
@@ -111,7 +113,7 @@ function skillMarkdown(): string {
     '## Files',
     '',
     '- `reference/openapi.json`: the full OpenAPI 3.1 description.',
-    '- `scripts/sync-example.mjs`: a dependency-free client that follows R1 to R4 (`HADIR_BASE_URL=... HADIR_API_KEY=... node scripts/sync-example.mjs CAMPAIGN_ID`).',
+    '- `scripts/sync-example.mjs`: a dependency-free client that follows R1 to R4 (`HADIR_BASE_URL=... HADIR_API_KEY=... node scripts/sync-example.mjs CAMPAIGN_ID`); the SDK and hadir-sync follow R5 too.',
     '',
   ].join('\n');
 }

@@ -17,21 +17,19 @@ describe('upgrading a PostgreSQL store to answers as json (0003)', () => {
     store = openStore(await createEmptyPostgresUrl());
     await migrateUpTo(store, '0002-portal');
     t = await startTestApp(store);
-    await seedCampaign(t.store, t.clock, {
-      id: 'c',
-      fields: [
-        { key: 'meal', type: 'RADIO' },
-        { key: 'diet', type: 'CHECKBOX' },
-      ],
-      respondents: [
-        {
-          id: 'r1',
-          submittedAt: '2026-03-01T10:00:00Z',
-          answers: { meal: 'fish', diet: ['vegan'] },
-        },
-        { id: 'r2', submittedAt: '2026-03-01T10:00:01Z', answers: { meal: 'fish' } },
-      ],
-    });
+    // Written as a store of that schema held them: today's import writes today's tables.
+    await sql`INSERT INTO campaigns (id, slug, title, updated_at) VALUES ('c', 'c', 'Campaign c', 0)`.execute(
+      store.db,
+    );
+    await sql`INSERT INTO campaign_fields (campaign_id, key, label, type, position)
+      VALUES ('c', 'meal', 'meal', 'RADIO', 0), ('c', 'diet', 'diet', 'CHECKBOX', 1)`.execute(
+      store.db,
+    );
+    await sql`INSERT INTO respondents (id, campaign_id, submitted_at, attendance_status, answers)
+      VALUES ('r1', 'c', ${Date.parse('2026-03-01T10:00:00Z')}, 'YES', ${'{"meal":"fish","diet":["vegan"]}'}),
+             ('r2', 'c', ${Date.parse('2026-03-01T10:00:01Z')}, 'YES', ${'{"meal":"fish"}'})`.execute(
+      store.db,
+    );
     key = (await createTestKey(t.store, t.clock, [{ campaignId: 'c', fields: ['meal', 'diet'] }]))
       .key;
   });

@@ -70,6 +70,7 @@ describe('llms.txt, docs and skill.zip', () => {
       'paging',
       'rate-limits',
       'incremental-sync',
+      'removals',
       'conditional-requests',
       'errors',
     ]);

@@ -109,9 +109,12 @@ export const IMPORT_COMMANDS: Record<string, Command> = {
         totalBytes: size,
       });
       try {
-        const counts = await withStore(context, (store) =>
-          importRecords(store, context.clock, progress.batches),
-        );
+        const counts = await withStore(context, async (store) => {
+          const imported = await importRecords(store, context.clock, progress.batches);
+          // Removed rows leave no copy in the engine's log either (see Store.flushRemovals).
+          if (imported.respondents.deleted > 0) await store.flushRemovals();
+          return imported;
+        });
         return { json: counts, text: describeCounts(counts) };
       } finally {
         progress.done();
