@@ -201,3 +201,22 @@ describe.each(ENGINES)('the removals feed on %s', (engine) => {
     expect((await t.get(`${BASE}/nikah/fields`, key, { 'if-none-match': etag })).status).toBe(304);
   });
 });
+
+describe('the removals feed and the rate limit', () => {
+  it('counts against the key’s budget like any data request, and answers 429 past it', async () => {
+    const t = await startTestApp('sqlite', { rateLimitPerMinute: 2 });
+    try {
+      await seedCampaign(t.store, t.clock, { id: 'c' });
+      const { key } = await createTestKey(t.store, t.clock, [{ campaignId: 'c', fields: [] }]);
+      const feed = () => t.get(`${BASE}/c/removals`, key);
+      expect((await feed()).status).toBe(200);
+      expect((await feed()).headers['ratelimit-remaining']).toBe('0');
+      const refused = await feed();
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('rate_limited');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -12,8 +12,10 @@ const ROUTES = [
   `${BASE}/campaigns`,
   `${BASE}/campaigns/open/summary`,
   `${BASE}/campaigns/open/respondents`,
+  `${BASE}/campaigns/open/removals`,
+  `${BASE}/campaigns/open/fields`,
 ];
-const CAMPAIGN_ROUTES = ['summary', 'respondents'];
+const CAMPAIGN_ROUTES = ['summary', 'respondents', 'removals', 'fields'];
 
 function expectError(
   response: { status: number; headers: Record<string, unknown>; body: any },
