@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.ts';
 import { sendTagged } from '../http/conditional.ts';
 import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
 import { requireKey } from '../http/key-auth.ts';
@@ -17,6 +16,7 @@ import {
   SummaryResponse,
 } from './campaigns.schemas.ts';
 import type { CampaignService, ReadAhead } from './campaigns.service.ts';
+import { refusePageWithCursor } from './pages/page-cursor.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -157,12 +157,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
         const key = requireKey(request);
         const { page, limit, since, cursor } = request.query;
         request.accessRecord = { campaignId: request.params.id };
-        if (cursor !== undefined && page !== undefined) {
-          throw new ApiError(
-            'invalid_parameter',
-            "query parameters 'page' and 'cursor' cannot be combined",
-          );
-        }
+        refusePageWithCursor(request.query);
         // The schema's date-time format runs parseInstant too, so this always succeeds here.
         const sinceMs = since === undefined ? undefined : parseInstant(since);
         const response = await service.respondents(

@@ -17,33 +17,42 @@ export const CampaignParams = Type.Object(
 
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
+/** `page` of a paged list: no schema default, so a handler can tell it from none (see cursor). */
+export const PageParam = Type.Optional(
+  Type.Integer({
+    minimum: 1,
+    maximum: MAX_PAGE,
+    description: '1-based page number in decimal digits; default 1.',
+  }),
+);
+
+/** `limit` of a paged list, 1 to MAX_PAGE_LIMIT. */
+export const limitParam = (fallback: number, what: string) =>
+  Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_PAGE_LIMIT,
+      default: fallback,
+      description: `${what} per page in decimal digits, 1 to ${MAX_PAGE_LIMIT}; default ${fallback}.`,
+    }),
+  );
+
+/** `cursor` of a keyset-paged list: the previous page's `meta.nextCursor`. */
+export const CursorParam = Type.Optional(
+  Type.String({
+    minLength: 1,
+    maxLength: 1024,
+    description:
+      'meta.nextCursor of the previous page: the items strictly after it, in the same order. Instead of page. A cursor is signed and bound to its list, since and limit: send it with the same since and limit, or it is refused with 400.',
+  }),
+);
+
 /** Spec, GET …/respondents query parameters. Unknown parameters are rejected, not ignored. */
 export const RespondentsQuerySchema = Type.Object(
   {
-    // No schema default: the handler must tell an explicit page from none, to refuse page with cursor.
-    page: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: MAX_PAGE,
-        description: '1-based page number in decimal digits; default 1.',
-      }),
-    ),
-    limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: MAX_PAGE_LIMIT,
-        default: DEFAULT_PAGE_LIMIT,
-        description: 'Rows per page in decimal digits, 1 to 200.',
-      }),
-    ),
-    cursor: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 1024,
-        description:
-          'meta.nextCursor of the previous page: the rows strictly after it, in the same order. Instead of page. A cursor is signed and bound to its campaign, since and limit: send it with the same since and limit, or it is refused with 400.',
-      }),
-    ),
+    page: PageParam,
+    limit: limitParam(DEFAULT_PAGE_LIMIT, 'Rows'),
+    cursor: CursorParam,
     since: Type.Optional(
       Type.String({
         format: 'date-time',

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CampaignParams } from '../campaigns/campaigns.schemas.ts';
-import { ApiError } from '../errors.ts';
+import { refusePageWithCursor } from '../campaigns/pages/page-cursor.ts';
 import { sendTagged } from '../http/conditional.ts';
 import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
 import { requireKey } from '../http/key-auth.ts';
@@ -42,12 +42,7 @@ export function removalsRoutes(feed: RemovalsFeed): FastifyPluginAsyncTypebox {
         const key = requireKey(request);
         const { page, limit, since, cursor } = request.query;
         request.accessRecord = { campaignId: request.params.id };
-        if (cursor !== undefined && page !== undefined) {
-          throw new ApiError(
-            'invalid_parameter',
-            "query parameters 'page' and 'cursor' cannot be combined",
-          );
-        }
+        refusePageWithCursor(request.query);
         const response = await feed.page(key, request.params.id, {
           page: page ?? 1,
           limit: limit ?? DEFAULT_REMOVALS_LIMIT,

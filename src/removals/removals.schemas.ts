@@ -1,34 +1,19 @@
 import { Type } from 'typebox';
-import { MAX_PAGE, MAX_PAGE_LIMIT, PageMetaSchema } from '../campaigns/campaigns.schemas.ts';
+import {
+  CursorParam,
+  limitParam,
+  PageMetaSchema,
+  PageParam,
+} from '../campaigns/campaigns.schemas.ts';
 
 export const DEFAULT_REMOVALS_LIMIT = 200;
 
 /** GET …/removals: the respondents' paging, `since` meaning removed strictly after it. */
 export const RemovalsQuerySchema = Type.Object(
   {
-    page: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: MAX_PAGE,
-        description: '1-based page number in decimal digits; default 1.',
-      }),
-    ),
-    limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: MAX_PAGE_LIMIT,
-        default: DEFAULT_REMOVALS_LIMIT,
-        description: 'Removals per page in decimal digits, 1 to 200; default 200.',
-      }),
-    ),
-    cursor: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 1024,
-        description:
-          'meta.nextCursor of the previous page, with the same since and limit; instead of page.',
-      }),
-    ),
+    page: PageParam,
+    limit: limitParam(DEFAULT_REMOVALS_LIMIT, 'Removals'),
+    cursor: CursorParam,
     since: Type.Optional(
       Type.String({
         format: 'date-time',

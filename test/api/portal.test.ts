@@ -623,7 +623,8 @@ describe.each(ENGINES)('portal accounts on %s', (engine) => {
   });
 });
 
-describe('account lock after 20 unredeemed sign-in codes', () => {
+// Twenty sign-ins, each hashing a password with argon2id: slow by design, so given room.
+describe('account lock after 20 unredeemed sign-in codes', { timeout: 90_000 }, () => {
   it('is reached only with the password, says so without Retry-After, and the CLI lifts it', async () => {
     const databaseUrl = await createTestDatabaseUrl('sqlite');
     const store = openStore(databaseUrl);

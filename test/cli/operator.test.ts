@@ -66,7 +66,8 @@ async function countRows(databaseUrl: string) {
   }
 }
 
-describe.each(ENGINES)('operator CLI on %s', (engine) => {
+// Each test starts the CLI as processes (an import, a server): slow by nature, so given room.
+describe.each(ENGINES)('operator CLI on %s', { timeout: 90_000 }, (engine) => {
   it('imports, creates an account and a key, and the served API honours them', async () => {
     const databaseUrl = await createTestDatabaseUrl(engine);
     const imported = await runHadir(['import', writeJson(DOCUMENT), '--json'], { databaseUrl });

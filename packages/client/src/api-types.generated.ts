@@ -1801,7 +1801,7 @@ export interface operations {
                 page?: number;
                 /** @description Removals per page in decimal digits, 1 to 200; default 200. */
                 limit?: number;
-                /** @description meta.nextCursor of the previous page, with the same since and limit; instead of page. */
+                /** @description meta.nextCursor of the previous page: the items strictly after it, in the same order. Instead of page. A cursor is signed and bound to its list, since and limit: send it with the same since and limit, or it is refused with 400. */
                 cursor?: string;
                 /** @description Only removals strictly after this instant (your last removals watermark). Older than the feed vouches for: 410 full_sync_required. */
                 since?: string;
@@ -1953,9 +1953,9 @@ export interface operations {
             query?: {
                 /** @description 1-based page number in decimal digits; default 1. */
                 page?: number;
-                /** @description Rows per page in decimal digits, 1 to 200. */
+                /** @description Rows per page in decimal digits, 1 to 200; default 50. */
                 limit?: number;
-                /** @description meta.nextCursor of the previous page: the rows strictly after it, in the same order. Instead of page. A cursor is signed and bound to its campaign, since and limit: send it with the same since and limit, or it is refused with 400. */
+                /** @description meta.nextCursor of the previous page: the items strictly after it, in the same order. Instead of page. A cursor is signed and bound to its list, since and limit: send it with the same since and limit, or it is refused with 400. */
                 cursor?: string;
                 /** @description Only rows whose submittedAt is strictly after this instant. ISO-8601 date-time with Z or an offset. */
                 since?: string;

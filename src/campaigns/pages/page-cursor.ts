@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../../errors.ts';
 import type { Position } from './page-positions.ts';
 
 /**
@@ -90,5 +91,15 @@ export class CursorCodec {
 
   #mac(payload: string): Buffer {
     return createHmac('sha256', this.#key).update(payload).digest().subarray(0, MAC_BYTES);
+  }
+}
+
+/** A paged list is asked for by page number or by cursor, never both. */
+export function refusePageWithCursor(query: { page?: number; cursor?: string }): void {
+  if (query.cursor !== undefined && query.page !== undefined) {
+    throw new ApiError(
+      'invalid_parameter',
+      "query parameters 'page' and 'cursor' cannot be combined",
+    );
   }
 }
