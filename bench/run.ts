@@ -1,9 +1,10 @@
-// npm run bench [-- --only cases,reference,ablation,compare,import,removals] [--against REF]: seeds (once) a million
+// npm run bench [-- --only cases,reference,ablation,compare,import,removals,fullsync] [--against REF]: seeds (once) a million
 // respondents on SQLite and on a throwaway PostgreSQL cluster; loads every case (each right after
 // a plain node:http ceiling); loads PostgreSQL's page 1 in turn with a bare reference server;
 // switches each speed device off in turn (the ablation); with --against, loads every case on
-// another revision in turn with this one; measures an incremental sync after removals (removals).
-// Writes bench/results/latest.json and latest.md, and removals-DATE.json.
+// another revision in turn with this one; measures an incremental sync after removals (removals)
+// and a first sync of 100,000 rows against the rate limit's bound (fullsync). Writes
+// bench/results/latest.json and latest.md, removals-DATE.json and full-sync-DATE.json.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +25,7 @@ import {
 } from './against.ts';
 import { benchCases, clientHeaders, LIMIT, PAGE_ONE_PATH, serverEnv } from './cases.ts';
 import { type CpuSplit, measureCpuSplit } from './cpu-split.ts';
+import { FULL_SYNC_ROWS, measureFullSync } from './full-sync.ts';
 import { type ImportRow, importFiles, measureImport } from './import.ts';
 import { CONNECTIONS, inTurn, type Load, load, type Pair } from './load.ts';
 import { type ServerProcess, startCeiling, startHadir, startStoreRead } from './processes.ts';
@@ -37,7 +39,7 @@ const RESULTS = join(ROOT, 'bench', 'results');
 
 const { values: args } = parseArgs({
   options: {
-    only: { type: 'string', default: 'cases,ablation,compare,import,removals' },
+    only: { type: 'string', default: 'cases,ablation,compare,import,removals,fullsync' },
     against: { type: 'string' },
   },
 });
@@ -324,6 +326,15 @@ async function main(): Promise<void> {
         join(RESULTS, `removals-${day}.json`),
         `${JSON.stringify({ removed: REMOVED, limit: LIMIT, rows: removals }, null, 2)}\n`,
       );
+    }
+    if (parts.has('fullsync')) {
+      const ratePerMinute = Number(process.env.BENCH_FULL_SYNC_RATE ?? 240);
+      log(
+        `Full sync: hadir-sync mirrors ${FULL_SYNC_ROWS} rows at ${ratePerMinute} requests a minute`,
+      );
+      const row = await measureFullSync({ dataFolder: DATA, ratePerMinute, log });
+      const day = new Date().toISOString().slice(0, 10);
+      writeFileSync(join(RESULTS, `full-sync-${day}.json`), `${JSON.stringify(row, null, 2)}\n`);
     }
     const imports = parts.has('import')
       ? await runImports(cluster.url('postgres'), (name) => cluster.url(name))
