@@ -1,8 +1,4 @@
-/**
- * Field keys that hold secrets of the platform. They are never served, even when an operator puts
- * them in an allow-list (spec, Respondent: "never returned, even if present in an allow-list").
- */
-export const SECRET_FIELD_KEYS: ReadonlySet<string> = new Set(['ipAddress', 'token', 'guestToken']);
+import { NEVER_SERVED_FIELDS } from '../never-served.ts';
 
 /** A served answer: text, or a list of texts for multi-select questions. */
 export type AnswerValue = string | string[];
@@ -45,7 +41,7 @@ export interface Projection {
 }
 
 export function compileProjection(allowList: readonly string[]): Projection {
-  const allowed = allowList.filter((key) => !SECRET_FIELD_KEYS.has(key) && key !== '__proto__');
+  const allowed = allowList.filter((key) => !NEVER_SERVED_FIELDS.has(key) && key !== '__proto__');
   // In the order JSON.stringify writes an object's keys (integer-like keys first, ascending), so
   // a page's fields are written in one order whether or not their answers were parsed.
   const fieldKeys = Object.keys(Object.fromEntries(allowed.map((key) => [key, true])));

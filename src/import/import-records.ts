@@ -1,4 +1,4 @@
-import { normalizeAnswer, SECRET_FIELD_KEYS } from '../campaigns/field-projection.ts';
+import { normalizeAnswer } from '../campaigns/field-projection.ts';
 import {
   ATTENDANCE_STATUSES,
   type AttendanceStatus,
@@ -6,6 +6,7 @@ import {
   type FieldType,
 } from '../db/schema.ts';
 import { parseInstant } from '../instant.ts';
+import { NEVER_SERVED_FIELDS } from '../never-served.ts';
 import { isRecordId, RECORD_ID_RULE } from '../record-ids.ts';
 import type { Problems } from './import-problems.ts';
 
@@ -284,7 +285,7 @@ function parseAnswers(
   }
   const served: Array<[string, string | string[]]> = [];
   for (const [key, answer] of Object.entries(value)) {
-    if (SECRET_FIELD_KEYS.has(key)) {
+    if (NEVER_SERVED_FIELDS.has(key)) {
       if (answer !== null && answer !== undefined) dropped[key as NeverServed] += 1;
       continue;
     }

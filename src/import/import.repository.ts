@@ -96,20 +96,6 @@ export async function replaceCampaignFields(
   }
 }
 
-export async function markCampaignDeleted(
-  db: Kysely<Database>,
-  id: string,
-  now: number,
-): Promise<number> {
-  const result = await db
-    .updateTable('campaigns')
-    .set({ deleted_at: now, updated_at: now })
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
-}
-
 export async function upsertRespondents(
   db: Kysely<Database>,
   rows: NewRespondentRow[],

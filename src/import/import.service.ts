@@ -5,7 +5,7 @@ import type { Engine, Store } from '../db/connect.ts';
 import type { Database } from '../db/schema.ts';
 import {
   noteRespondentsWritten,
-  removeCampaignRespondents,
+  removeCampaign,
   removeRespondents,
   stampRemovals,
 } from '../removals/removals.repository.ts';
@@ -14,7 +14,6 @@ import {
   createNamedIds,
   dropNamedIds,
   findLiveCampaignIds,
-  markCampaignDeleted,
   nameIds,
   replaceCampaignFields,
   upsertCampaign,
@@ -102,12 +101,10 @@ class ImportRun {
     this.campaigns.set(entry.id, { kind: entry.kind, where: entry.where });
     if (entry.kind === 'delete') {
       if (!this.problems.any) {
-        const deleted = await markCampaignDeleted(this.db, entry.id, this.now);
-        this.counts.campaignsDeleted += deleted;
         // A deleted campaign's rows are nobody's to read: they go, each with its tombstone.
-        if (deleted > 0) {
-          this.counts.respondentsDeleted += await removeCampaignRespondents(this.db, entry.id);
-        }
+        const removed = await removeCampaign(this.db, entry.id, this.now);
+        if (removed.deleted) this.counts.campaignsDeleted += 1;
+        this.counts.respondentsDeleted += removed.respondents;
       }
       return;
     }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import { SECRET_FIELD_KEYS } from '../campaigns/field-projection.ts';
 import type { Database } from '../db/schema.ts';
 import { DomainError } from '../errors.ts';
+import { NEVER_SERVED_FIELDS } from '../never-served.ts';
 import type { KeyScope } from './keys.repository.ts';
 
 /**
@@ -35,7 +35,7 @@ export async function validateScopes(
   // only mislead whoever reads it.
   const neverServed = cleaned
     .flatMap((scope) => scope.fields)
-    .find((field) => SECRET_FIELD_KEYS.has(field));
+    .find((field) => NEVER_SERVED_FIELDS.has(field));
   if (neverServed !== undefined) {
     throw new DomainError(
       'invalid',

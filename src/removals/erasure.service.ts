@@ -3,11 +3,10 @@ import { recordAudit } from '../audit/audit.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
 import { DomainError } from '../errors.ts';
-import { markCampaignDeleted } from '../import/import.repository.ts';
 import { answersMatch, needleOf } from './answer-match.ts';
 import {
   findRespondentsAfter,
-  removeCampaignRespondents,
+  removeCampaign,
   removeRespondents,
   stampRemovals,
 } from './removals.repository.ts';
@@ -127,10 +126,11 @@ export async function deleteCampaign(
 ): Promise<{ campaignId: string; respondentsErased: number; logCleared: boolean }> {
   const erased = await store.db.transaction().execute(async (trx) => {
     const now = clock.now();
-    if ((await markCampaignDeleted(trx, campaignId, now)) === 0) {
+    const removed = await removeCampaign(trx, campaignId, now);
+    if (!removed.deleted) {
       throw new DomainError('not_found', `campaign ${campaignId} does not exist`);
     }
-    const count = await removeCampaignRespondents(trx, campaignId);
+    const count = removed.respondents;
     await stampRemovals(trx, store.engine, () => clock.now());
     await recordAudit(
       trx,

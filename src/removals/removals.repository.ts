@@ -70,6 +70,25 @@ export async function removeRespondents(
   return removed;
 }
 
+/**
+ * Deletes a campaign: it is marked deleted (404 from now on) and every respondent of it goes,
+ * each with its tombstone. Returns whether it existed live, and how many respondents went.
+ */
+export async function removeCampaign(
+  db: Kysely<Database>,
+  campaignId: string,
+  now: number,
+): Promise<{ deleted: boolean; respondents: number }> {
+  const result = await db
+    .updateTable('campaigns')
+    .set({ deleted_at: now, updated_at: now })
+    .where('id', '=', campaignId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return { deleted: false, respondents: 0 };
+  return { deleted: true, respondents: await removeCampaignRespondents(db, campaignId) };
+}
+
 /** Deletes every respondent of a campaign, each with its tombstone; returns how many. */
 export async function removeCampaignRespondents(
   db: Kysely<Database>,
