@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import type { KeyOverview } from '../portal/key-overview.ts';
-import { PasswordRuleError } from '../portal/password-change.ts';
 import { clientOf } from '../portal/portal.routes.ts';
 import type { SessionPrincipal } from '../portal/portal.service.ts';
 import { isSteppedUp } from '../portal/step-up.ts';
-import { codeOf, formOf, newPasswordOf, PasswordsDifferError } from './form-input.ts';
+import { codeOf, formOf, isNewPasswordRefusal, newPasswordOf } from './form-input.ts';
 import { PORTAL_PATH } from './layout.ts';
 import { pageErrorOf } from './page-errors.ts';
 import type { PageKit } from './page-kit.ts';
@@ -216,12 +215,11 @@ export function registerAccountRoutes(pages: FastifyInstance, kit: PageKit): voi
         return reply.redirect(`${PORTAL_PATH}/sign-in?done=ended`, 303);
       }
       const context = kit.context(request, reply, `${PORTAL_PATH}/password`, principal);
-      const state =
-        error instanceof PasswordRuleError || error instanceof PasswordsDifferError
-          ? { newError: pageErrorOf(error, context.t) }
-          : error instanceof ApiError && error.code === 'invalid_credentials'
-            ? { currentError: context.t.errors.current_wrong }
-            : { error: pageErrorOf(error, context.t) };
+      const state = isNewPasswordRefusal(error)
+        ? { newError: pageErrorOf(error, context.t) }
+        : error instanceof ApiError && error.code === 'invalid_credentials'
+          ? { currentError: context.t.errors.current_wrong }
+          : { error: pageErrorOf(error, context.t) };
       return kit.refuse(reply, error, passwordPage(context, state));
     }
   });

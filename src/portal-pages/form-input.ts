@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
+import { PasswordRuleError } from '../portal/password-change.ts';
 
 /** A posted form's fields, as @fastify/formbody parsed them; a missing one is undefined. */
 export type Form = Record<string, string | undefined>;
@@ -44,6 +45,11 @@ export class PasswordsDifferError extends ApiError {
   constructor() {
     super('invalid_parameter', 'the two new passwords differ');
   }
+}
+
+/** Whether a refusal is the new password's: it belongs next to the new-password fields. */
+export function isNewPasswordRefusal(error: unknown): boolean {
+  return error instanceof PasswordRuleError || error instanceof PasswordsDifferError;
 }
 
 /** The new password of a form that asks for it twice. */

@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
-import { PasswordRuleError } from '../portal/password-change.ts';
 import { clientOf } from '../portal/portal.routes.ts';
-import { codeOf, formOf, newPasswordOf, PasswordsDifferError } from './form-input.ts';
+import { codeOf, formOf, isNewPasswordRefusal, newPasswordOf } from './form-input.ts';
 import { PORTAL_PATH } from './layout.ts';
 import { pageErrorOf } from './page-errors.ts';
 import type { PageKit } from './page-kit.ts';
@@ -119,6 +118,12 @@ export function registerSignInRoutes(pages: FastifyInstance, kit: PageKit): void
     }
   });
 
+  /** A password set by a reset: whatever session this browser had is gone; sign in anew. */
+  const resetDone = (request: FastifyRequest, reply: FastifyReply) => {
+    cookies.clearSession(request, reply);
+    return reply.redirect(`${signInPath}?done=reset`, 303);
+  };
+
   pages.post('/reset-password', async (request, reply) => {
     const form = formOf(request);
     const email = (form.email ?? '').trim();
@@ -127,16 +132,14 @@ export function registerSignInRoutes(pages: FastifyInstance, kit: PageKit): void
       const code = codeOf(form.code);
       const newPassword = newPasswordOf(form);
       await portal.resetPassword({ email, code, newPassword }, clientOf(request));
-      cookies.clearSession(request, reply);
-      return reply.redirect(`${signInPath}?done=reset`, 303);
+      return resetDone(request, reply);
     } catch (error) {
       const message = pageErrorOf(error, context.t);
-      const state =
-        error instanceof PasswordRuleError || error instanceof PasswordsDifferError
-          ? { passwordError: message, code: form.code ?? '' }
-          : error instanceof ApiError && error.code === 'invalid_code'
-            ? { codeError: message }
-            : { error: message, code: form.code ?? '' };
+      const state = isNewPasswordRefusal(error)
+        ? { passwordError: message, code: form.code ?? '' }
+        : error instanceof ApiError && error.code === 'invalid_code'
+          ? { codeError: message }
+          : { error: message, code: form.code ?? '' };
       return kit.refuse(reply, error, resetPage(context, { email, ...state }));
     }
   });
@@ -160,14 +163,10 @@ export function registerSignInRoutes(pages: FastifyInstance, kit: PageKit): void
     try {
       const newPassword = newPasswordOf(form);
       await portal.resetPasswordWithLink({ token, newPassword }, clientOf(request));
-      cookies.clearSession(request, reply);
-      return reply.redirect(`${signInPath}?done=reset`, 303);
+      return resetDone(request, reply);
     } catch (error) {
       const message = pageErrorOf(error, context.t);
-      const state =
-        error instanceof PasswordRuleError || error instanceof PasswordsDifferError
-          ? { passwordError: message }
-          : { error: message };
+      const state = isNewPasswordRefusal(error) ? { passwordError: message } : { error: message };
       return kit.refuse(reply, error, linkResetPage(context, { token, ...state }));
     }
   });
