@@ -51,7 +51,8 @@ const pgTypes = {
 
 /**
  * A pg client that runs a store's prepared queries as named statements: PostgreSQL then parses
- * and plans each once per connection instead of on every request. Other queries run as they come.
+ * and plans each once per connection instead of on every request, and hands back the rows of one
+ * registered for values or tuples as arrays. Other queries run as they come.
  */
 function clientPreparing(statements: PreparedStatements): typeof pg.Client {
   return class NamedStatementClient extends pg.Client {
@@ -59,7 +60,10 @@ function clientPreparing(statements: PreparedStatements): typeof pg.Client {
     override query(config: any, values?: any, callback?: any): any {
       const name = typeof config === 'string' ? statements.nameOf(config) : undefined;
       if (name !== undefined && Array.isArray(values)) {
-        return super.query({ name, text: config, values }, callback);
+        const query = { name, text: config, values };
+        return statements.shapeOf(config) === 'objects'
+          ? super.query(query, callback)
+          : super.query({ ...query, rowMode: 'array' } satisfies pg.QueryArrayConfig, callback);
       }
       return super.query(config, values, callback);
     }

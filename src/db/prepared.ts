@@ -1,5 +1,6 @@
 import type { CompiledQuery } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import type { RowShape } from './prepared-statements.ts';
 import type { Store } from './store.ts';
 
 /** Marks where an argument goes while the query is compiled; never sent to a database. */
@@ -19,7 +20,7 @@ type Builder<Args extends readonly unknown[], Row> = (
 
 function compileOnce<Args extends readonly unknown[], Row>(
   build: Builder<Args, Row>,
-  singleColumn: boolean,
+  shape: RowShape,
 ): (store: Store, args: Args) => CompiledQuery<Row> {
   const compiled = new WeakMap<Store, Compiled<Row>>();
   return (store, args) => {
@@ -33,7 +34,7 @@ function compileOnce<Args extends readonly unknown[], Row>(
           : undefined,
       );
       prepared = { query, slots };
-      store.statements.add(query.sql, singleColumn);
+      store.statements.add(query.sql, shape);
       compiled.set(store, prepared);
     }
     const { query, slots } = prepared;
@@ -65,7 +66,7 @@ export function preparedQuery<Args extends readonly unknown[], Row>(
   build: Builder<Args, Row>,
   options: { remember?: number } = {},
 ): (store: Store, ...args: Args) => Promise<Row[]> {
-  const compile = compileOnce(build, false);
+  const compile = compileOnce(build, 'objects');
   const run = async (store: Store, args: Args) =>
     (await store.db.executeQuery<Row>(compile(store, args))).rows;
   const { remember } = options;
@@ -95,17 +96,30 @@ export function preparedQuery<Args extends readonly unknown[], Row>(
 
 /**
  * A prepared query (see preparedQuery) selecting one column named `value`, answered as the list
- * of values. On SQLite the statement returns them without a row object each (the hot page query
- * reads hundreds of rows per request).
+ * of values, without a row object each (the hot page query reads hundreds of rows per request).
  */
 export function preparedColumnQuery<Args extends readonly unknown[], Value>(
   build: Builder<Args, { value: Value }>,
 ): (store: Store, ...args: Args) => Promise<Value[]> {
-  const compile = compileOnce(build, true);
+  const compile = compileOnce(build, 'values');
   return async (store, ...args) => {
-    const rows = (await store.db.executeQuery<{ value: Value } | Value>(compile(store, args))).rows;
+    const rows = (await store.db.executeQuery(compile(store, args))).rows as unknown[];
+    // SQLite plucks the column; pg answers each row as an array of one value.
     return store.engine === 'sqlite'
       ? (rows as Value[])
-      : (rows as Array<{ value: Value }>).map((row) => row.value);
+      : (rows as Array<[Value]>).map((row) => row[0]);
   };
+}
+
+/**
+ * A prepared query (see preparedQuery) answered as arrays of its columns' values, in the order
+ * the query selects them, without a row object each. `Tuple` must list the selected columns'
+ * types in that order.
+ */
+export function preparedTupleQuery<Args extends readonly unknown[], Tuple extends unknown[]>(
+  build: Builder<Args, unknown>,
+): (store: Store, ...args: Args) => Promise<Tuple[]> {
+  const compile = compileOnce(build, 'tuples');
+  return async (store, ...args) =>
+    (await store.db.executeQuery(compile(store, args))).rows as Tuple[];
 }

@@ -38,7 +38,9 @@ function withStatementCache(
       let statement = cache.get(text);
       if (!statement) {
         const prepared = database.prepare(text);
-        if (statements.isSingleColumn(text)) prepared.pluck(true);
+        const shape = statements.shapeOf(text);
+        if (shape === 'values') prepared.pluck(true);
+        else if (shape === 'tuples') prepared.raw(true);
         statement = prepared.readonly ? prepared : countingWrites(prepared, noteWrite);
         cache.set(text, statement);
       }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { preparedColumnQuery } from '../../db/prepared.ts';
+import { preparedColumnQuery, preparedTupleQuery } from '../../db/prepared.ts';
 import type { Store } from '../../db/store.ts';
 import type { Position } from './page-positions.ts';
 
@@ -30,44 +30,72 @@ export async function countRespondents(store: Store, filter: RowFilter): Promise
   return Number(row.total);
 }
 
-/** A respondent as one line of text (see respondent-line.ts), written by the store. */
-function respondentLine(store: Store) {
-  return store.engine === 'postgres'
-    ? sql<string>`submitted_at::text || ',' || attendance_status || ',' || to_json(id)::text || chr(31) || answers::text`
-    : sql<string>`submitted_at || ',' || attendance_status || ',' || json_quote(id) || char(31) || answers`;
+function ordered(store: Store, filter: RowFilter, limit: number) {
+  return filtered(store, filter).orderBy('submitted_at').orderBy('id').limit(limit);
 }
 
 /**
- * The page's lines. SQLite hands each row's line to JavaScript cheaply (plucked); pg builds a
- * result row per row, so PostgreSQL sends the page as one text of lines joined by the record
- * separator (U+001E) instead, in the same order.
+ * The page's rows in spec order, per engine. SQLite writes each row as its line of text (see
+ * respondent-line.ts) and hands the lines over plucked, at no cost per row. PostgreSQL sends the
+ * plain columns, the cheapest read it has, and the line is joined here (see lineOf): it is the
+ * tier many servers share, so its work per page is kept to what a plain SELECT costs.
  */
-function selectPage(store: Store, filter: RowFilter, limit: number) {
-  const rows = filtered(store, filter)
-    .select(respondentLine(store).as('value'))
-    .orderBy('submitted_at')
-    .orderBy('id')
-    .limit(limit);
-  if (store.engine === 'sqlite') return rows;
-  return store.db
-    .selectFrom(rows.select(['submitted_at', 'id']).as('page'))
-    .select(sql<string>`string_agg(value, chr(30) ORDER BY submitted_at, id)`.as('value'));
+const selectLines = (store: Store, filter: RowFilter, limit: number) =>
+  ordered(store, filter, limit).select(
+    sql<string>`submitted_at || ',' || attendance_status || ',' || json_quote(id) || char(31) || answers`.as(
+      'value',
+    ),
+  );
+
+const selectColumns = (store: Store, filter: RowFilter, limit: number) =>
+  ordered(store, filter, limit).select(['submitted_at', 'attendance_status', 'id', 'answers']);
+
+/** A PostgreSQL row of selectColumns, as pg hands it over: the columns' values in their order. */
+type PostgresRow = [submittedAt: number, attendanceStatus: string, id: string, answers: string];
+
+/** A PostgreSQL row as its respondent line (see respondent-line.ts). */
+function lineOf([submittedAt, status, id, answers]: PostgresRow): string {
+  return `${submittedAt},${status},${JSON.stringify(id)}\u001f${answers}`;
 }
 
-// One prepared shape per combination of the optional filters.
+/**
+ * A page query of one combination of the optional filters, prepared per engine: each store only
+ * ever runs its own kind. `filterOf` must pass its arguments on as values (see preparedQuery).
+ */
+function pageQuery<Args extends unknown[]>(
+  filterOf: (...args: Args) => RowFilter & { limit: number },
+) {
+  const lines = preparedColumnQuery((store: Store, ...args: Args) => {
+    const { limit, ...filter } = filterOf(...args);
+    return selectLines(store, filter, limit);
+  });
+  const tuples = preparedTupleQuery<Args, PostgresRow>((store: Store, ...args: Args) => {
+    const { limit, ...filter } = filterOf(...args);
+    return selectColumns(store, filter, limit);
+  });
+  return async (store: Store, ...args: Args): Promise<string[]> =>
+    store.engine === 'sqlite' ? lines(store, ...args) : (await tuples(store, ...args)).map(lineOf);
+}
+
 const pageQueries = {
-  first: preparedColumnQuery((store, campaignId: string, limit: number) =>
-    selectPage(store, { campaignId }, limit),
-  ),
-  since: preparedColumnQuery((store, campaignId: string, sinceMs: number, limit: number) =>
-    selectPage(store, { campaignId, sinceMs }, limit),
-  ),
-  after: preparedColumnQuery((store, campaignId: string, at: number, id: string, limit: number) =>
-    selectPage(store, { campaignId, after: { submittedAt: at, id } }, limit),
-  ),
-  sinceAfter: preparedColumnQuery(
-    (store, campaignId: string, sinceMs: number, at: number, id: string, limit: number) =>
-      selectPage(store, { campaignId, sinceMs, after: { submittedAt: at, id } }, limit),
+  first: pageQuery((campaignId: string, limit: number) => ({ campaignId, limit })),
+  since: pageQuery((campaignId: string, sinceMs: number, limit: number) => ({
+    campaignId,
+    sinceMs,
+    limit,
+  })),
+  after: pageQuery((campaignId: string, at: number, id: string, limit: number) => ({
+    campaignId,
+    after: { submittedAt: at, id },
+    limit,
+  })),
+  sinceAfter: pageQuery(
+    (campaignId: string, sinceMs: number, at: number, id: string, limit: number) => ({
+      campaignId,
+      sinceMs,
+      after: { submittedAt: at, id },
+      limit,
+    }),
   ),
 };
 
@@ -78,19 +106,14 @@ export async function findRespondentLines(
   limit: number,
 ): Promise<string[]> {
   const { campaignId, sinceMs, after } = filter;
-  let values: Array<string | null>;
   if (sinceMs === undefined) {
-    values = after
-      ? await pageQueries.after(store, campaignId, after.submittedAt, after.id, limit)
-      : await pageQueries.first(store, campaignId, limit);
-  } else {
-    values = after
-      ? await pageQueries.sinceAfter(store, campaignId, sinceMs, after.submittedAt, after.id, limit)
-      : await pageQueries.since(store, campaignId, sinceMs, limit);
+    return after
+      ? pageQueries.after(store, campaignId, after.submittedAt, after.id, limit)
+      : pageQueries.first(store, campaignId, limit);
   }
-  if (store.engine === 'sqlite') return values as string[];
-  const joined = values[0];
-  return joined ? joined.split('\u001e') : [];
+  return after
+    ? pageQueries.sinceAfter(store, campaignId, sinceMs, after.submittedAt, after.id, limit)
+    : pageQueries.since(store, campaignId, sinceMs, limit);
 }
 
 /**

@@ -6,6 +6,7 @@ import { openStore } from '../../db/connect.ts';
 import { type PageRequest, writePage } from './page-body.ts';
 import { CursorCodec } from './page-cursor.ts';
 import { findRespondentLines } from './page-rows.repository.ts';
+import { splitLines } from './respondent-line.ts';
 
 /**
  * What a thread is started with: the SQLite file it reads, unless its pages come with their
@@ -17,19 +18,19 @@ export interface PageThreadData {
   quoteJumping: boolean;
 }
 
-/** A page to write: from `lines` when given, else read here. */
+/** A page to write: from the lines joined in `text` when given (see joinLines), else read here. */
 export interface PageJob {
   id: number;
   request: PageRequest;
-  lines?: string[];
+  text?: string;
 }
 
 const { sqliteUrl, cursorKey, quoteJumping } = workerData as PageThreadData;
 const store = sqliteUrl === undefined ? undefined : openStore(sqliteUrl);
 const writing = { cursors: new CursorCodec(Buffer.from(cursorKey)), quoteJumping };
 
-async function linesOf({ request, lines }: PageJob): Promise<readonly string[]> {
-  if (lines) return lines;
+async function linesOf({ request, text }: PageJob): Promise<readonly string[]> {
+  if (text !== undefined) return splitLines(text);
   if (!store) throw new Error('a page thread without a store was sent a page without its lines');
   const { campaignId, sinceMs, after, limit } = request;
   return findRespondentLines(store, { campaignId, sinceMs, after }, limit + 1);

@@ -4,6 +4,7 @@ import type { CachedResponse } from '../../http/response-cache.ts';
 import type { Page, PageRequest } from './page-body.ts';
 import { findRespondentLines } from './page-rows.repository.ts';
 import type { PageJob, PageThreadData } from './page-thread.ts';
+import { joinLines } from './respondent-line.ts';
 
 /** Where the threads' pages get their rows. */
 export type PageThreadSource =
@@ -134,16 +135,22 @@ export class PageThreads {
   async write(request: PageRequest): Promise<Page> {
     if (this.#closed) throw new Error('the page threads are closed');
     const source = this.#source;
-    let lines: string[] | undefined;
+    let text: string | undefined;
     if (source.readsFrom === 'main-thread') {
       const { campaignId, sinceMs, after, limit } = request;
-      lines = await findRespondentLines(source.store, { campaignId, sinceMs, after }, limit + 1);
+      const lines = await findRespondentLines(
+        source.store,
+        { campaignId, sinceMs, after },
+        limit + 1,
+      );
+      // One string crosses to a thread for a copy of its bytes; a list of them costs one each.
+      text = joinLines(lines);
     }
     const thread = this.#leastBusy();
     const id = this.#nextId++;
     return new Promise<Page>((resolve, reject) => {
       thread.pending.set(id, { resolve, reject });
-      thread.post(lines ? { id, request, lines } : { id, request });
+      thread.post(text === undefined ? { id, request } : { id, request, text });
     });
   }
 

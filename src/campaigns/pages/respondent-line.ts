@@ -22,6 +22,19 @@ interface LineParts {
 
 const UNIT_SEPARATOR = '\u001f';
 
+/** Between the lines of a page joined as one text; no line holds a raw control character. */
+const RECORD_SEPARATOR = '\u001e';
+
+/** A page's lines as one text, to hand them to another thread (see splitLines). */
+export function joinLines(lines: readonly string[]): string {
+  return lines.join(RECORD_SEPARATOR);
+}
+
+/** The lines joined by joinLines. */
+export function splitLines(text: string): string[] {
+  return text === '' ? [] : text.split(RECORD_SEPARATOR);
+}
+
 function partsOf(line: string): LineParts {
   const timeEnd = line.indexOf(',');
   const statusEnd = line.indexOf(',', timeEnd + 1);
