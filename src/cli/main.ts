@@ -1,6 +1,11 @@
+import { startWithSettings } from '../process-memory.ts';
 import { runCli } from './cli.ts';
 
-const status = await runCli(process.argv.slice(2), {
+const args = process.argv.slice(2);
+// `serve` and `import` start over at once with their memory settings (see process-memory.ts).
+startWithSettings(args[0]);
+
+const status = await runCli(args, {
   env: process.env,
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),

@@ -1,10 +1,11 @@
 import { execFile, spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
+import { COMMAND_PROCESS_SETTINGS, type ProcessSettings } from '../../src/process-memory.ts';
 import { exitOf, startHadir, TEST_SECRET_ENV } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { createTestDatabaseUrl, openTestStore } from '../helpers/stores.ts';
@@ -137,6 +138,12 @@ describe('the compiled server (npm run build:server)', () => {
       expect(campaigns.status).toBe(200);
       expect(((await campaigns.json()) as { data: Array<{ id: string }> }).data[0]?.id).toBe('c');
       expect((await fetch(`${url}/developer/v1/skill.zip`)).status).toBe(200);
+      // It started over with its memory settings, on the same process id (see process-memory.ts).
+      const { semiSpaceMb, mallocArenas } = COMMAND_PROCESS_SETTINGS.serve as ProcessSettings;
+      const commandLine = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+      expect(commandLine).toContain(`--max-semi-space-size=${semiSpaceMb}`);
+      const environment = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0');
+      expect(environment).toContain(`MALLOC_ARENA_MAX=${mallocArenas}`);
     } finally {
       child.kill('SIGTERM');
     }
