@@ -4,7 +4,6 @@ import type { Clock } from '../clock.ts';
 import type { Engine, Store } from '../db/connect.ts';
 import type { Database } from '../db/schema.ts';
 import {
-  noteRespondentsWritten,
   removeCampaign,
   removeRespondents,
   stampRemovals,
@@ -15,9 +14,10 @@ import {
   dropNamedIds,
   findLiveCampaignIds,
   nameIds,
+  type RespondentWriter,
   replaceCampaignFields,
+  respondentWriter,
   upsertCampaign,
-  upsertRespondents,
 } from './import.repository.ts';
 import { Problems } from './import-problems.ts';
 import {
@@ -64,15 +64,23 @@ class ImportRun {
   private deletions: Deletion[] = [];
   private readonly counts = { campaignsDeleted: 0, respondentsUpserted: 0, respondentsDeleted: 0 };
 
-  constructor(
+  private constructor(
     private readonly db: Kysely<Database>,
     private readonly engine: Engine,
     private readonly clock: Clock,
     private readonly now: number,
+    private readonly writer: RespondentWriter,
   ) {}
 
-  async begin(): Promise<void> {
-    await createNamedIds(this.db, this.engine);
+  /** An import begun in the transaction `db`. */
+  static async begin(
+    db: Kysely<Database>,
+    engine: Engine,
+    clock: Clock,
+    now: number,
+  ): Promise<ImportRun> {
+    await createNamedIds(db, engine);
+    return new ImportRun(db, engine, clock, now, await respondentWriter(db, engine));
   }
 
   async take(item: ImportItem): Promise<void> {
@@ -163,8 +171,7 @@ class ImportRun {
       attendance_status: entry.attendanceStatus,
       answers: entry.answers,
     }));
-    await noteRespondentsWritten(this.db, rows);
-    await upsertRespondents(this.db, rows);
+    await this.writer.write(rows);
     this.counts.respondentsUpserted += ready.length;
   }
 
@@ -204,6 +211,7 @@ class ImportRun {
       this.problems.addUnshown(references.count - references.places.length);
     }
     this.problems.throwIfAny();
+    await this.writer.finish();
     await dropNamedIds(this.db, this.engine);
     await stampRemovals(this.db, this.engine, () => this.clock.now());
     const counts: ImportCounts = {
@@ -235,8 +243,7 @@ export async function importRecords(
 ): Promise<ImportCounts> {
   const now = clock.now();
   return store.db.transaction().execute(async (trx) => {
-    const run = new ImportRun(trx, store.engine, clock, now);
-    await run.begin();
+    const run = await ImportRun.begin(trx, store.engine, clock, now);
     for await (const batch of batches) {
       for (const item of batch) await run.take(item);
     }

@@ -138,6 +138,23 @@ export async function noteRespondentsWritten(
 }
 
 /**
+ * noteRespondentsWritten for every row of a staging table (id, campaign_id, …) at once, before
+ * they are merged into respondents: the set-based form of a large PostgreSQL import.
+ */
+export async function noteStagedRespondentsWritten(
+  db: Kysely<Database>,
+  staging: string,
+): Promise<void> {
+  const staged = sql.table(staging);
+  await sql`INSERT INTO removals (campaign_id, respondent_id, removed_at)
+    SELECT r.campaign_id, r.id, ${PENDING} FROM ${staged} s JOIN respondents r ON r.id = s.id
+    WHERE r.campaign_id <> s.campaign_id
+    ON CONFLICT (campaign_id, respondent_id) DO UPDATE SET removed_at = ${PENDING}`.execute(db);
+  await sql`DELETE FROM removals m USING ${staged} s
+    WHERE m.campaign_id = s.campaign_id AND m.respondent_id = s.id`.execute(db);
+}
+
+/**
  * Gives this transaction's tombstones their time; call it last, just before the commit. Stamps
  * follow commit order: on PostgreSQL a transaction-scoped lock makes the next stamper wait for
  * this commit (SQLite has one writer), and a stamp is never older than the newest before it. So

@@ -107,6 +107,53 @@ describe.each(ENGINES)('hadir import on %s', (engine) => {
     });
   });
 
+  it('keeps totals exact when a large import changes, moves and deletes stored rows', async () => {
+    const databaseUrl = await createTestDatabaseUrl(engine);
+    const menus = ['Sate', 'Soto', 'Rawon'];
+    const ids = Array.from({ length: 1_300 }, (_, i) => `r-${String(i).padStart(4, '0')}`);
+    const first = ids.map((id, i) => respondent(id, i % 2 === 0 ? 'a' : 'b', menus[i % 3]));
+    const before = writeFile(
+      'before.json',
+      JSON.stringify({ campaigns: [campaign('a'), campaign('b')], respondents: first }),
+    );
+    expect((await runHadirInProcess(['import', before], { databaseUrl })).stderr).toBe('');
+
+    // Every third row gets another menu, every fifth moves to the other campaign, every seventh
+    // is deleted; the rest are written again as they were. Over several batches of the import.
+    const deleted = new Set(ids.filter((_, i) => i % 7 === 0));
+    const second = ids
+      .map((id, i) => {
+        const moved = i % 5 === 0;
+        const campaignId = (i % 2 === 0) !== moved ? 'a' : 'b';
+        return respondent(id, campaignId, menus[(i + (i % 3 === 0 ? 1 : 0)) % 3]);
+      })
+      .filter((row) => !deleted.has(row.id));
+    const after = writeFile(
+      'after.jsonl',
+      jsonLines([
+        ...second.map((row) => ({ type: 'respondent', ...row })),
+        ...[...deleted].map((respondentId) => ({ type: 'deletion', respondentId })),
+      ]),
+    );
+    expect((await runHadirInProcess(['import', after], { databaseUrl })).stderr).toBe('');
+
+    const expected = { respondents: [] as string[], counts: new Map<string, number>() };
+    for (const row of second) {
+      expected.respondents.push(`${row.campaignId}/${row.id}`);
+      const key = `${row.campaignId} ${row.answers.menu}`;
+      expected.counts.set(key, (expected.counts.get(key) ?? 0) + 1);
+    }
+    const perCampaign = (id: string) => second.filter((row) => row.campaignId === id).length;
+    expect(await storedRows(databaseUrl)).toEqual({
+      // Rows come back by id, the order they were written in.
+      respondents: expected.respondents,
+      campaigns: [`a:${perCampaign('a')}`, `b:${perCampaign('b')}`],
+      answerCounts: [...expected.counts]
+        .sort(([x], [y]) => x.localeCompare(y))
+        .map(([key, n]) => `${key}=${n}`),
+    });
+  });
+
   it('writes respondents whose campaign comes later in the file, with right totals', async () => {
     const databaseUrl = await createTestDatabaseUrl(engine);
     const respondents = Array.from({ length: 1_100 }, (_, i) =>
