@@ -25,7 +25,14 @@ export const DEVICES: Device[] = [
   {
     name: 'turn batching',
     off: { SPEEDUPS_OFF: 'turn-batching' },
-    cases: ['repeated page', 'repeated page, 304', 'summary', 'campaign list'],
+    cases: [
+      'page 1',
+      'mixed load',
+      'repeated page',
+      'repeated page, 304',
+      'summary',
+      'campaign list',
+    ],
   },
   {
     name: 'remembered reads',

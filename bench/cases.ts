@@ -14,7 +14,9 @@ export type CaseName =
   | 'summary, 1 connection'
   | 'campaign list'
   | 'repeated page'
-  | 'repeated page, 304';
+  | 'repeated page, 304'
+  | 'mixed load'
+  | 'mixed load, cached';
 
 /** What a run of paired loads needs: the engine's database, its cases, and how long to load. */
 export interface PairedRun {
@@ -42,6 +44,22 @@ export interface BenchCase {
 const BASE = `/developer/v1/campaigns/${BIG_CAMPAIGN}`;
 export const PAGE_ONE_PATH = `${BASE}/respondents?limit=${LIMIT}`;
 const SINCE_MIDDLE = new Date(FIRST_SUBMISSION_MS + 1_500_000_000).toISOString();
+
+/**
+ * What a server sees from many clients at once: first, middle and last pages, incremental pages,
+ * summaries, the campaign list and field definitions, each connection sending them in turn.
+ */
+export const MIXED_LOAD = [
+  PAGE_ONE_PATH,
+  `${BASE}/respondents?limit=${LIMIT}&page=2`,
+  `${BASE}/respondents?limit=${LIMIT}&page=${Math.round(DEEPEST_PAGE / 2)}`,
+  `${BASE}/respondents?limit=${LIMIT}&page=${DEEPEST_PAGE}`,
+  `${BASE}/respondents?limit=${LIMIT}&since=${SINCE_MIDDLE}`,
+  `${BASE}/respondents?limit=${LIMIT}&since=${SINCE_MIDDLE}&page=2`,
+  `${BASE}/summary`,
+  '/developer/v1/campaigns',
+  `${BASE}/fields`,
+];
 
 /** A client behind the TLS-terminating proxy the bench's production servers trust. */
 export function clientHeaders(key: string): Record<string, string> {
@@ -74,6 +92,16 @@ export function benchCases(key: string): BenchCase[] {
     }),
   });
   const repeated = `${BASE}/respondents?limit=${LIMIT}&page=2`;
+  const mixed = (name: CaseName, cached: boolean): BenchCase => ({
+    name,
+    cached,
+    request: async () => ({
+      path: MIXED_LOAD[0] as string,
+      mix: MIXED_LOAD,
+      headers,
+      expectStatus: 200,
+    }),
+  });
   return [
     plain('page 1', false, PAGE_ONE_PATH),
     plain('deepest page', false, `${BASE}/respondents?limit=${LIMIT}&page=${DEEPEST_PAGE}`),
@@ -91,6 +119,8 @@ export function benchCases(key: string): BenchCase[] {
         expectStatus: 304,
       }),
     },
+    mixed('mixed load', false),
+    mixed('mixed load, cached', true),
   ];
 }
 
@@ -98,5 +128,12 @@ export function benchCases(key: string): BenchCase[] {
 export function serverEnv(databaseUrl: string, cached: boolean): Record<string, string> {
   return { DATABASE_URL: databaseUrl, ...(cached ? {} : { RESPONSE_CACHE_MB: '0' }) };
 }
+
+/**
+ * A server process left to V8's and glibc's own memory sizing: a semi-space size or an arena
+ * count of 0 asks each for its default, and being given, keeps the CLI from setting its own
+ * (src/process-memory.ts). Page threads as many as before they were sized for memory.
+ */
+export const PROCESS_DEFAULTS = { NODE_OPTIONS: '--max-semi-space-size=0', MALLOC_ARENA_MAX: '0' };
 
 export type { Engine };

@@ -38,6 +38,35 @@ function postgresMs(): number {
   return total;
 }
 
+/** CPU spent so far by a server, PostgreSQL and this process (the load generator), in ms. */
+export interface CpuTotals {
+  serverMs: number;
+  postgresMs: number;
+  loadMs: number;
+}
+
+/** Starts counting; the function returned gives what each spent since, in ms. */
+export function watchCpu(serverPid: number): () => CpuTotals {
+  const before = { server: processMs(serverPid), postgres: postgresMs(), load: process.cpuUsage() };
+  return () => {
+    const loadUsage = process.cpuUsage(before.load);
+    return {
+      serverMs: processMs(serverPid) - before.server,
+      postgresMs: postgresMs() - before.postgres,
+      loadMs: (loadUsage.user + loadUsage.system) / 1000,
+    };
+  };
+}
+
+/** Totals divided by the requests they served. */
+export function perRequest(totals: CpuTotals, requests: number): CpuTotals {
+  return {
+    serverMs: totals.serverMs / requests,
+    postgresMs: totals.postgresMs / requests,
+    loadMs: totals.loadMs / requests,
+  };
+}
+
 /**
  * Loads a server and splits the CPU its requests cost between the server, PostgreSQL and the
  * load generator (this process). On a machine of two cores, what a server can serve is bounded by
@@ -48,18 +77,10 @@ export async function measureCpuSplit(
   request: Load,
   seconds: number,
 ): Promise<CpuSplit> {
-  const before = {
-    server: processMs(server.pid),
-    postgres: postgresMs(),
-    load: process.cpuUsage(),
-  };
+  const spent = watchCpu(server.pid);
   const result = await load(server, request, seconds);
-  const loadUsage = process.cpuUsage(before.load);
-  const requests = result.requestsPerSecond * seconds;
   return {
     requestsPerSecond: result.requestsPerSecond,
-    serverMs: (processMs(server.pid) - before.server) / requests,
-    postgresMs: (postgresMs() - before.postgres) / requests,
-    loadMs: (loadUsage.user + loadUsage.system) / 1000 / requests,
+    ...perRequest(spent(), result.requestsPerSecond * seconds),
   };
 }

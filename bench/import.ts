@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createWriteStream, existsSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Engine } from '../src/db/connect.ts';
+import { PROCESS_DEFAULTS } from './cases.ts';
 import {
   answersFor,
   FIELDS,
@@ -28,13 +29,6 @@ export interface ImportRow {
 const IMPORT_CAMPAIGNS = 10;
 const ROOT = new URL('..', import.meta.url).pathname;
 const HADIR = join(ROOT, 'bin', 'hadir');
-/** The CLI as bin/hadir starts it, without the young-generation size it gives an import. */
-const PLAIN_CLI = [
-  join(ROOT, 'node_modules', '.bin', 'node'),
-  '--import',
-  `file://${join(ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')}`,
-  join(ROOT, 'src', 'cli', 'main.ts'),
-];
 
 /** The records of the generated export: its campaigns first, then a million respondents. */
 function* exportRecords(): Generator<{ type: 'campaign' | 'respondent'; record: object }> {
@@ -116,9 +110,13 @@ export async function measureImport(options: {
   heap: ImportRow['heap'];
 }): Promise<ImportRow> {
   const started = performance.now();
-  const [command, ...args] = options.heap === 'V8 defaults' ? PLAIN_CLI : [HADIR];
-  const child = spawn(command as string, [...args, 'import', options.file, '--json'], {
-    env: { ...process.env, DATABASE_URL: options.databaseUrl, LOG_LEVEL: 'warn' },
+  const child = spawn(HADIR, ['import', options.file, '--json'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: options.databaseUrl,
+      LOG_LEVEL: 'warn',
+      ...(options.heap === 'V8 defaults' ? PROCESS_DEFAULTS : {}),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -6,6 +6,8 @@ export const CONNECTIONS = 50;
 /** What one load sends: a path on a server, with its headers and the status every answer has. */
 export interface Load {
   path: string;
+  /** A mixed load: each connection sends these in turn, over and over (path is then the first). */
+  mix?: string[];
   headers: Record<string, string>;
   expectStatus: number;
   connections?: number;
@@ -32,6 +34,7 @@ export async function load(
     connections: request.connections ?? CONNECTIONS,
     duration: seconds,
     headers: request.headers,
+    ...(request.mix ? { requests: request.mix.map((path) => ({ method: 'GET', path })) } : {}),
   });
   const rss = stopSampling();
   const statuses = result.statusCodeStats as unknown as Record<string, { count: number }>;

@@ -114,6 +114,11 @@ export function startCeiling(bodyFile: string): Promise<ServerProcess> {
   return startScript('ceiling-server.mjs', [bodyFile]);
 }
 
+/** A conventional Fastify + pg implementation of the respondents endpoint (see the script). */
+export function startConventional(databaseUrl: string): Promise<ServerProcess> {
+  return startScript('conventional-server.mjs', [databaseUrl]);
+}
+
 /** The PostgreSQL reference: Hadir's page query and a write, nothing else (see the script). */
 export function startStoreRead(
   databaseUrl: string,

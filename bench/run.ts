@@ -1,6 +1,9 @@
-// npm run bench [-- --only cases,reference,ablation,compare,import,removals,fullsync] [--against REF]: seeds (once) a million
-// respondents on SQLite and on a throwaway PostgreSQL cluster; loads every case (each right after
-// a plain node:http ceiling); loads PostgreSQL's page 1 in turn with a bare reference server;
+// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync]
+// [--against REF]: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
+// cluster; loads every case (each right after a plain node:http ceiling); loads PostgreSQL's
+// first and deepest pages in turn with a conventional Fastify + pg server, and splits the CPU of
+// each and of a bare reference (reference); loads the mixed load on serve as started and left to
+// the runtime's memory defaults (memory);
 // switches each speed device off in turn (the ablation); with --against, loads every case on
 // another revision in turn with this one; measures an incremental sync after removals (removals)
 // and a first sync of 100,000 rows against the rate limit's bound (fullsync). Writes
@@ -24,14 +27,16 @@ import {
   sqliteCopy,
 } from './against.ts';
 import { benchCases, clientHeaders, LIMIT, PAGE_ONE_PATH, serverEnv } from './cases.ts';
-import { type CpuSplit, measureCpuSplit } from './cpu-split.ts';
+import { perRequest, watchCpu } from './cpu-split.ts';
 import { FULL_SYNC_ROWS, measureFullSync } from './full-sync.ts';
 import { type ImportRow, importFiles, measureImport } from './import.ts';
-import { CONNECTIONS, inTurn, type Load, load, type Pair } from './load.ts';
-import { type ServerProcess, startCeiling, startHadir, startStoreRead } from './processes.ts';
+import { CONNECTIONS, inTurn, type Load, load } from './load.ts';
+import { type MemoryRow, measureMemory } from './memory.ts';
+import { measurePostgresPages, type PostgresPages } from './postgres-pages.ts';
+import { type ServerProcess, startCeiling, startHadir } from './processes.ts';
 import { measureRemovals, REMOVED, type RemovalsRow } from './removals.ts';
 import { type CaseRow, evaluate, renderMarkdown } from './report.ts';
-import { BIG_CAMPAIGN, seedOnce } from './seed.ts';
+import { seedOnce } from './seed.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const DATA = join(ROOT, 'bench', '.data');
@@ -39,7 +44,7 @@ const RESULTS = join(ROOT, 'bench', 'results');
 
 const { values: args } = parseArgs({
   options: {
-    only: { type: 'string', default: 'cases,ablation,compare,import,removals,fullsync' },
+    only: { type: 'string', default: 'cases,memory,ablation,compare,import,removals,fullsync' },
     against: { type: 'string' },
   },
 });
@@ -87,13 +92,19 @@ async function measureCase(
   ceiling: ServerProcess,
   server: ServerProcess,
   request: Load,
-): Promise<Omit<CaseRow, 'engine' | 'case'>> {
+): Promise<Omit<CaseRow, 'engine' | 'case' | 'cached'>> {
   const ceilingLoad: Load = { path: '/', headers: {}, expectStatus: 200 };
   await load(ceiling, ceilingLoad, WARMUP_S);
   const ceilingResult = await load(ceiling, ceilingLoad, DURATION_S);
   await load(server, request, WARMUP_S);
+  const spent = watchCpu(server.pid);
   const result = await load(server, request, DURATION_S);
-  return { ...result, ceilingRequestsPerSecond: ceilingResult.requestsPerSecond };
+  const { serverMs, postgresMs } = perRequest(spent(), result.requestsPerSecond * DURATION_S);
+  return {
+    ...result,
+    ceilingRequestsPerSecond: ceilingResult.requestsPerSecond,
+    cpu: { serverMs, postgresMs },
+  };
 }
 
 async function runCases(options: {
@@ -116,6 +127,7 @@ async function runCases(options: {
         const row: CaseRow = {
           engine,
           case: benchCase.name,
+          cached,
           ...(await measureCase(ceiling, server, request)),
         };
         if (benchCase.name === 'deepest page') {
@@ -135,48 +147,6 @@ async function runCases(options: {
     }
   }
   return rows;
-}
-
-/**
- * PostgreSQL page 1 on Hadir and on the bare reference server, loaded in turn; then one load of
- * each with its CPU split between the server, PostgreSQL and the load generator.
- */
-async function runReference(
-  databaseUrl: string,
-  key: string,
-  pageBytes: number,
-): Promise<{ pair: Pair; cpu: { reference: CpuSplit; hadir: CpuSplit } }> {
-  const reference = await startStoreRead(databaseUrl, BIG_CAMPAIGN, LIMIT, pageBytes);
-  const hadir = await startHadir(serverEnv(databaseUrl, false));
-  try {
-    const pageOne: Load = { path: PAGE_ONE_PATH, headers: clientHeaders(key), expectStatus: 200 };
-    await load(hadir, pageOne, SERVER_WARMUP_S);
-    const pair = await inTurn(
-      { server: reference, request: { path: '/', headers: {}, expectStatus: 200 } },
-      { server: hadir, request: pageOne },
-      PAIRS,
-    );
-    log(
-      `  postgres page 1: Hadir ${Math.round(pair.b.requestsPerSecond)} against the reference's ${Math.round(pair.a.requestsPerSecond)} req/s (${(pair.ratio * 100).toFixed(1)} %)`,
-    );
-    const cpu = {
-      reference: await measureCpuSplit(
-        reference,
-        { path: '/', headers: {}, expectStatus: 200 },
-        PAIRS.seconds,
-      ),
-      hadir: await measureCpuSplit(hadir, pageOne, PAIRS.seconds),
-    };
-    for (const [name, split] of Object.entries(cpu)) {
-      log(
-        `  ${name.padEnd(9)} CPU ms per request: server ${split.serverMs.toFixed(2)}, PostgreSQL ${split.postgresMs.toFixed(2)}, load ${split.loadMs.toFixed(2)}`,
-      );
-    }
-    return { pair, cpu };
-  } finally {
-    await reference.stop();
-    await hadir.stop();
-  }
 }
 
 /** The bytes of page 1 (limit 200) of the big campaign, as Hadir serves them. */
@@ -269,7 +239,7 @@ async function main(): Promise<void> {
     const started = Date.now();
 
     const cases: CaseRow[] = [];
-    let reference: Awaited<ReturnType<typeof runReference>> | undefined;
+    let postgresPages: PostgresPages | undefined;
     if (parts.has('cases')) {
       const bodyFile = join(tmpdir(), `hadir-ceiling-${process.pid}.json`);
       writeFileSync(bodyFile, page);
@@ -286,7 +256,30 @@ async function main(): Promise<void> {
       }
     }
     if (parts.has('cases') || parts.has('reference')) {
-      reference = await runReference(postgresUrl, keys.postgres, page.length);
+      log('PostgreSQL pages: Hadir, a conventional Fastify + pg server and the bare reference');
+      postgresPages = await measurePostgresPages({
+        databaseUrl: postgresUrl,
+        key: keys.postgres,
+        pageBytes: page.length,
+        pairs: PAIRS,
+        log,
+      });
+    }
+    let memory: MemoryRow[] | undefined;
+    if (parts.has('memory')) {
+      log('Memory: the mixed load on serve as started, and left to the runtime defaults, in turn');
+      memory = [];
+      for (const engine of engines) {
+        memory.push(
+          ...(await measureMemory({
+            engine,
+            databaseUrl: urls[engine],
+            key: keys[engine],
+            pairs: PAIRS,
+            log,
+          })),
+        );
+      }
     }
     let ablation: AblationRow[] | undefined;
     if (parts.has('ablation')) {
@@ -380,7 +373,8 @@ async function main(): Promise<void> {
         pairRounds: PAIRS.rounds,
       },
       cases,
-      ...(reference ? { reference } : {}),
+      ...(postgresPages ? { postgresPages } : {}),
+      ...(memory ? { memory } : {}),
       ...(ablation ? { ablation } : {}),
       ...(imports ? { imports } : {}),
       ...(comparison ? { comparison } : {}),

@@ -184,8 +184,11 @@ function dataApi(
     const campaigns = createCampaignService(readStore, {
       cache: new ResponseCache(
         deps.config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024,
-        (hit) => metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
-        !off.has('single-flight'),
+        {
+          onLookup: (hit) => metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
+          shareMisses: !off.has('single-flight'),
+          shareTurn: !off.has('turn-batching'),
+        },
       ),
       pages,
       shareReads: !off.has('single-flight'),

@@ -15,15 +15,32 @@ export interface ProcessSettings {
   mallocArenas: number | undefined;
 }
 
-/** The settings per command; commands not named run as they were started. */
-export const COMMAND_PROCESS_SETTINGS: Readonly<Record<string, ProcessSettings>> = {
-  // Pages and summaries are a few hundred kB of short-lived strings each: a small young generation
-  // collects them as often, at little cost per request. The page threads and the pools allocate
-  // from threads of their own, each of which glibc would give an arena.
-  serve: { semiSpaceMb: 4, mallocArenas: 2 },
-  // A streamed import's working set is one batch of records.
-  import: { semiSpaceMb: 8, mallocArenas: undefined },
-};
+/**
+ * The settings of a command, for the store it names (DATABASE_URL); undefined for a command that
+ * runs as it was started.
+ */
+export function settingsFor(
+  command: string | undefined,
+  env: NodeJS.ProcessEnv,
+): ProcessSettings | undefined {
+  switch (command) {
+    case 'serve':
+      // A page is a few hundred kB of short-lived strings. On SQLite the page threads read the
+      // rows; on PostgreSQL the main thread parses every row from the driver, and a young
+      // generation half as large costs it several times the throughput it costs SQLite. The
+      // page threads and the pool allocate from threads of their own, each of which glibc would
+      // give an arena of its own.
+      return {
+        semiSpaceMb: /^postgres(ql)?:/.test(env.DATABASE_URL ?? '') ? 8 : 4,
+        mallocArenas: 2,
+      };
+    case 'import':
+      // A streamed import's working set is one batch of records.
+      return { semiSpaceMb: 8, mallocArenas: undefined };
+    default:
+      return undefined;
+  }
+}
 
 const SEMI_SPACE_FLAG = /^--(max|min)[-_]semi[-_]space[-_]size(=|$)/;
 
@@ -37,7 +54,7 @@ export function restartWithSettings(options: {
   env: NodeJS.ProcessEnv;
 }): { args: string[]; env: NodeJS.ProcessEnv } | undefined {
   const { command, execPath, execArgv, scriptArgs, env } = options;
-  const settings = command === undefined ? undefined : COMMAND_PROCESS_SETTINGS[command];
+  const settings = settingsFor(command, env);
   if (!settings) return undefined;
   const flags = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
   const sizeYoung = !flags.some((flag) => SEMI_SPACE_FLAG.test(flag));

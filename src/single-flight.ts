@@ -21,3 +21,29 @@ export class SingleFlight<V> {
     return call;
   }
 }
+
+/**
+ * Calls for one key made in the same turn of the event loop share the first one's result; the
+ * next turn starts afresh. Every caller arrived before the shared call started (a request that
+ * arrives later reaches here in a later turn, see turn-gate.ts), so its answer is as fresh as a
+ * call of its own would have been: this keeps nothing, it only spares the duplicates.
+ */
+export class SameTurn<V> {
+  readonly #calls = new Map<string, Promise<V>>();
+  readonly #enabled: boolean;
+
+  /** Off, every call starts its own (the benchmark's ablation, see speedups.ts). */
+  constructor(enabled = true) {
+    this.#enabled = enabled;
+  }
+
+  run(key: string, start: () => Promise<V>): Promise<V> {
+    if (!this.#enabled) return start();
+    const shared = this.#calls.get(key);
+    if (shared) return shared;
+    if (this.#calls.size === 0) setImmediate(() => this.#calls.clear());
+    const call = start();
+    this.#calls.set(key, call);
+    return call;
+  }
+}

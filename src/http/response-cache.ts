@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { SingleFlight } from '../single-flight.ts';
+import { SameTurn, SingleFlight } from '../single-flight.ts';
 
 /** A data response ready to send: its bytes, their strong ETag, and what the access log records. */
 export interface CachedResponse {
@@ -44,12 +44,26 @@ export function tagged(
 export class ResponseCache {
   readonly #entries: LRUCache<string, CachedResponse> | undefined;
   readonly #inFlight: SingleFlight<CachedResponse>;
+  readonly #sameTurn: SameTurn<CachedResponse>;
   readonly #onLookup: (hit: boolean) => void;
 
-  /** `maxBytes` 0 turns the cache off, sharing of concurrent misses included. */
-  constructor(maxBytes: number, onLookup: (hit: boolean) => void = () => {}, shareMisses = true) {
-    this.#onLookup = onLookup;
-    this.#inFlight = new SingleFlight(shareMisses);
+  /**
+   * `maxBytes` 0 turns the cache off: nothing is kept, and requests wait for no computation
+   * already under way; only the identical requests of one turn share theirs (see SameTurn),
+   * unless `shareTurn` is off. On, concurrent misses of one key share one computation unless
+   * `shareMisses` is off.
+   */
+  constructor(
+    maxBytes: number,
+    options: {
+      onLookup?: (hit: boolean) => void;
+      shareMisses?: boolean;
+      shareTurn?: boolean;
+    } = {},
+  ) {
+    this.#onLookup = options.onLookup ?? (() => {});
+    this.#inFlight = new SingleFlight(options.shareMisses ?? true);
+    this.#sameTurn = new SameTurn(options.shareTurn ?? true);
     this.#entries =
       maxBytes > 0
         ? new LRUCache({
@@ -61,8 +75,7 @@ export class ResponseCache {
   }
 
   async get(key: string, produce: () => Promise<CachedResponse>): Promise<CachedResponse> {
-    // Off means off: every request computes its own answer (the benchmark's uncached cases).
-    if (!this.#entries) return produce();
+    if (!this.#entries) return this.#sameTurn.run(key, produce);
     const stored = this.#entries.get(key);
     this.#onLookup(stored !== undefined);
     if (stored) return stored;

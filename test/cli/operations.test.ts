@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
-import { COMMAND_PROCESS_SETTINGS, type ProcessSettings } from '../../src/process-memory.ts';
+import { type ProcessSettings, settingsFor } from '../../src/process-memory.ts';
 import { exitOf, startHadir, TEST_SECRET_ENV } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { createTestDatabaseUrl, openTestStore } from '../helpers/stores.ts';
@@ -139,7 +139,9 @@ describe('the compiled server (npm run build:server)', () => {
       expect(((await campaigns.json()) as { data: Array<{ id: string }> }).data[0]?.id).toBe('c');
       expect((await fetch(`${url}/developer/v1/skill.zip`)).status).toBe(200);
       // It started over with its memory settings, on the same process id (see process-memory.ts).
-      const { semiSpaceMb, mallocArenas } = COMMAND_PROCESS_SETTINGS.serve as ProcessSettings;
+      const { semiSpaceMb, mallocArenas } = settingsFor('serve', {
+        DATABASE_URL: databaseUrl,
+      }) as ProcessSettings;
       const commandLine = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
       expect(commandLine).toContain(`--max-semi-space-size=${semiSpaceMb}`);
       const environment = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0');

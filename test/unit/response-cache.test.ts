@@ -58,16 +58,36 @@ describe('the response cache', () => {
     expect(computed).toBe(4);
   });
 
-  it('when off, computes every answer, even for concurrent requests', async () => {
+  it('when off, keeps nothing and shares a computation only within one turn', async () => {
     const cache = new ResponseCache(0);
+    const gate = deferred<ReturnType<typeof page>>();
+    let computed = 0;
+    const produce = () => {
+      computed += 1;
+      return gate.promise;
+    };
+    // Two requests of one turn share; one of the next turn waits for nothing under way.
+    const sameTurn = [cache.get('k', produce), cache.get('k', produce)];
+    expect(computed).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    const nextTurn = cache.get('k', produce);
+    expect(computed).toBe(2);
+    gate.resolve(page('c'));
+    await Promise.all([...sameTurn, nextTurn]);
+    // Nothing was kept: a later turn computes again.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect((await cache.get('k', async () => page('d'))).body.toString()).toBe('{"text":"d"}');
+  });
+
+  it('when off and not sharing turns, computes every answer, even in one turn', async () => {
+    const cache = new ResponseCache(0, { shareTurn: false });
     let computed = 0;
     const produce = async () => {
       computed += 1;
       return page('c');
     };
     await Promise.all([cache.get('k', produce), cache.get('k', produce)]);
-    await cache.get('k', produce);
-    expect(computed).toBe(3);
+    expect(computed).toBe(2);
   });
 
   it('tags equal bytes with equal strong ETags, and different bytes with different ones', () => {
