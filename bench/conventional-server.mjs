@@ -2,15 +2,15 @@
 // pg written the straightforward way. Per request it checks the key and its allow-list for the
 // campaign in one query, reads the page with a plain SELECT (OFFSET for `page`), and builds the
 // JSON in Node: parsed answers, the allowed fields picked, the body serialised by Fastify.
-// Usage: node conventional-server.mjs DATABASE_URL
+// Usage: node conventional-server.mjs DATABASE_URL POOL_SIZE
 import { createHash } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
 
-const [url] = process.argv.slice(2);
+const [url, poolSize] = process.argv.slice(2);
 // BIGINT epoch milliseconds as numbers, as any server of this data would read them.
 pg.types.setTypeParser(20, Number);
-const pool = new pg.Pool({ connectionString: url, max: 10 });
+const pool = new pg.Pool({ connectionString: url, max: Number(poolSize) });
 const app = Fastify({ logger: false });
 
 const KEY_AND_CAMPAIGN = `

@@ -24,18 +24,29 @@ function processMs(pid: number): number {
   }
 }
 
-/** Every PostgreSQL process on the machine: the bench's cluster is the only one running. */
-function postgresMs(): number {
-  let total = 0;
+/** Each PostgreSQL process on the machine, by pid: the bench's cluster is the only one running. */
+function postgresProcesses(): Map<number, number> {
+  const times = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') {
-        total += processMs(Number(entry));
+        times.set(Number(entry), processMs(Number(entry)));
       }
     } catch {}
   }
-  return total;
+  return times;
+}
+
+/**
+ * What PostgreSQL's processes spent between two readings: the growth of each one still running,
+ * all of a new one's. A backend that exited meanwhile (an idle pool connection closing) took its
+ * time with it; subtracting its earlier total would make the sum negative.
+ */
+function postgresMsSince(before: Map<number, number>): number {
+  let spent = 0;
+  for (const [pid, ms] of postgresProcesses()) spent += ms - (before.get(pid) ?? 0);
+  return spent;
 }
 
 /** CPU spent so far by a server, PostgreSQL and this process (the load generator), in ms. */
@@ -47,12 +58,16 @@ export interface CpuTotals {
 
 /** Starts counting; the function returned gives what each spent since, in ms. */
 export function watchCpu(serverPid: number): () => CpuTotals {
-  const before = { server: processMs(serverPid), postgres: postgresMs(), load: process.cpuUsage() };
+  const before = {
+    server: processMs(serverPid),
+    postgres: postgresProcesses(),
+    load: process.cpuUsage(),
+  };
   return () => {
     const loadUsage = process.cpuUsage(before.load);
     return {
       serverMs: processMs(serverPid) - before.server,
-      postgresMs: postgresMs() - before.postgres,
+      postgresMs: postgresMsSince(before.postgres),
       loadMs: (loadUsage.user + loadUsage.system) / 1000,
     };
   };

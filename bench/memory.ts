@@ -6,7 +6,8 @@ import {
   PROCESS_DEFAULTS,
   serverEnv,
 } from './cases.ts';
-import { inTurn, type Load, load, type Pair } from './load.ts';
+import { measureCpuSplit } from './cpu-split.ts';
+import { inTurn, type Load, load, median, type Pair } from './load.ts';
 import { startHadir } from './processes.ts';
 
 /** The mixed load on a server with the memory settings (b) and one with the runtime's own (a). */
@@ -14,6 +15,8 @@ export interface MemoryRow {
   engine: Engine;
   cached: boolean;
   pair: Pair;
+  /** Server and PostgreSQL CPU per request, in ms (medians of loads in turn): a, then b. */
+  cpuMs: [number, number];
 }
 
 /**
@@ -54,10 +57,19 @@ export async function measureMemory(options: {
         { server: settings, request: mixed },
         pairs,
       );
-      rows.push({ engine, cached, pair });
+      // CPU per request is steadier here than requests per second: medians of loads in turn.
+      const cpu: [number[], number[]] = [[], []];
+      for (let round = 0; round < pairs.rounds; round++) {
+        for (const [index, server] of [defaults, settings].entries()) {
+          const split = await measureCpuSplit(server, mixed, pairs.seconds);
+          cpu[index]?.push(split.serverMs + split.postgresMs);
+        }
+      }
+      const cpuMs: [number, number] = [median(cpu[0]), median(cpu[1])];
+      rows.push({ engine, cached, pair, cpuMs });
       const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
       log(
-        `  ${engine.padEnd(8)} mixed${cached ? ', cached' : ''}: peak ${mb(pair.b.peakRssBytes)} MB against ${mb(pair.a.peakRssBytes)} MB with the defaults, ${Math.round(pair.b.requestsPerSecond)} against ${Math.round(pair.a.requestsPerSecond)} req/s`,
+        `  ${engine.padEnd(8)} mixed${cached ? ', cached' : ''}: peak ${mb(pair.b.peakRssBytes)} MB against ${mb(pair.a.peakRssBytes)} MB with the defaults, ${Math.round(pair.b.requestsPerSecond)} against ${Math.round(pair.a.requestsPerSecond)} req/s, ${cpuMs[1].toFixed(3)} against ${cpuMs[0].toFixed(3)} CPU ms per request`,
       );
     } finally {
       await defaults.stop();

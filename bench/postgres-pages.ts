@@ -1,7 +1,7 @@
 import { clientHeaders, DEEPEST_PAGE, LIMIT, PAGE_ONE_PATH, serverEnv } from './cases.ts';
 import { type CpuSplit, measureCpuSplit } from './cpu-split.ts';
 import { inTurn, type Load, load, type Pair } from './load.ts';
-import { startConventional, startHadir, startStoreRead } from './processes.ts';
+import { CONVENTIONAL_POOL, startConventional, startHadir, startStoreRead } from './processes.ts';
 import { BIG_CAMPAIGN } from './seed.ts';
 
 /**
@@ -28,10 +28,13 @@ export async function measurePostgresPages(options: {
   const { databaseUrl, key, pageBytes, pairs, log } = options;
   const headers = clientHeaders(key);
   const pageOne: Load = { path: PAGE_ONE_PATH, headers, expectStatus: 200 };
+  // The conventional server's OFFSET reads half a million rows per request: with 50 connections
+  // on its pool of 10, none would finish within a load. As many connections as its pool, then.
   const deepest: Load = {
     path: `${PAGE_ONE_PATH}&page=${DEEPEST_PAGE}`,
     headers,
     expectStatus: 200,
+    connections: CONVENTIONAL_POOL,
   };
   const reference = await startStoreRead(databaseUrl, BIG_CAMPAIGN, LIMIT, pageBytes);
   const conventional = await startConventional(databaseUrl);

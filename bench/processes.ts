@@ -114,9 +114,12 @@ export function startCeiling(bodyFile: string): Promise<ServerProcess> {
   return startScript('ceiling-server.mjs', [bodyFile]);
 }
 
+/** Connections in the conventional server's pool. */
+export const CONVENTIONAL_POOL = 10;
+
 /** A conventional Fastify + pg implementation of the respondents endpoint (see the script). */
 export function startConventional(databaseUrl: string): Promise<ServerProcess> {
-  return startScript('conventional-server.mjs', [databaseUrl]);
+  return startScript('conventional-server.mjs', [databaseUrl, String(CONVENTIONAL_POOL)]);
 }
 
 /** The PostgreSQL reference: Hadir's page query and a write, nothing else (see the script). */

@@ -9,31 +9,21 @@
 
 /** What a command runs with; a setting the operator gave is theirs and is never replaced. */
 export interface ProcessSettings {
-  /** `--max-semi-space-size` in MB (the young generation is about three of these). */
+  /** `--max-semi-space-size` in MB (the young generation is two of these). */
   semiSpaceMb: number;
   /** MALLOC_ARENA_MAX, or undefined to leave glibc's default. */
   mallocArenas: number | undefined;
 }
 
-/**
- * The settings of a command, for the store it names (DATABASE_URL); undefined for a command that
- * runs as it was started.
- */
-export function settingsFor(
-  command: string | undefined,
-  env: NodeJS.ProcessEnv,
-): ProcessSettings | undefined {
+/** The settings of a command; undefined for a command that runs as it was started. */
+export function settingsFor(command: string | undefined): ProcessSettings | undefined {
   switch (command) {
     case 'serve':
-      // A page is a few hundred kB of short-lived strings. On SQLite the page threads read the
-      // rows; on PostgreSQL the main thread parses every row from the driver, and a young
-      // generation half as large costs it several times the throughput it costs SQLite. The
-      // page threads and the pool allocate from threads of their own, each of which glibc would
-      // give an arena of its own.
-      return {
-        semiSpaceMb: /^postgres(ql)?:/.test(env.DATABASE_URL ?? '') ? 8 : 4,
-        mallocArenas: 2,
-      };
+      // A page is a few hundred kB of short-lived strings: semi-spaces of this size collect them
+      // at about the CPU per request of V8's own (far larger) ones, and smaller ones cost
+      // measurably more (docs/performance.md, Memory). The page threads and the pool allocate
+      // from threads of their own, each of which glibc would give an arena of its own.
+      return { semiSpaceMb: 8, mallocArenas: 2 };
     case 'import':
       // A streamed import's working set is one batch of records.
       return { semiSpaceMb: 8, mallocArenas: undefined };
@@ -54,7 +44,7 @@ export function restartWithSettings(options: {
   env: NodeJS.ProcessEnv;
 }): { args: string[]; env: NodeJS.ProcessEnv } | undefined {
   const { command, execPath, execArgv, scriptArgs, env } = options;
-  const settings = settingsFor(command, env);
+  const settings = settingsFor(command);
   if (!settings) return undefined;
   const flags = [...execArgv, ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
   const sizeYoung = !flags.some((flag) => SEMI_SPACE_FLAG.test(flag));

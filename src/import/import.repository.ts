@@ -173,7 +173,7 @@ export interface RespondentWriter {
  * SQLite writes each batch in place: its statements are cheap and run in this process. On
  * PostgreSQL a batch's upsert costs a round trip, a conflict check per row and a run of the
  * counting triggers (which rewrite the campaign's row), so the rows are staged in a temporary
- * table of the transaction (one array-parameter INSERT per batch, no index, no trigger) and
+ * table of the transaction (one INSERT of the batch as one JSON parameter, no index, no trigger) and
  * merged in one set-based statement at the end: the triggers then count every row in one pass.
  */
 export async function respondentWriter(
@@ -196,11 +196,10 @@ export async function respondentWriter(
   return {
     async write(rows) {
       if (rows.length === 0) return;
-      const column = <K extends keyof NewRespondentRow>(key: K) => rows.map((row) => row[key]);
+      // One JSON text per batch: written natively here, parsed natively there.
       await sql`INSERT INTO ${sql.table(STAGED)}
-        SELECT * FROM unnest(${column('id')}::text[], ${column('campaign_id')}::text[],
-          ${column('submitted_at')}::bigint[], ${column('attendance_status')}::text[],
-          ${column('answers')}::text[])`.execute(db);
+        SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::json) AS staged(id text,
+          campaign_id text, submitted_at bigint, attendance_status text, answers text)`.execute(db);
       staged += rows.length;
     },
     async finish() {

@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
+import { type ProcessSettings, settingsFor } from '../../src/process-memory.ts';
 import { startHadir } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
+import { childrenOf } from '../helpers/processes.ts';
 import { createTestDatabaseUrl, openTestStore } from '../helpers/stores.ts';
 
 /** A GET on a connection of its own, so the cluster hands it to the next worker in turn. */
@@ -19,7 +22,7 @@ function getOnNewConnection(url: string, key: string): Promise<number> {
 }
 
 describe('WORKERS=2 without Redis', () => {
-  it('gives a key one budget on the machine, not one per worker', async () => {
+  it('gives a key one budget on the machine, not one per worker, each worker sized alike', async () => {
     const databaseUrl = await createTestDatabaseUrl('sqlite');
     const store = await openTestStore(databaseUrl);
     await seedCampaign(store, systemClock, { id: 'c' });
@@ -39,5 +42,18 @@ describe('WORKERS=2 without Redis', () => {
     for (let n = 0; n < 30; n++) statuses.push(await getOnNewConnection(url, key));
     expect(statuses.filter((status) => status === 200)).toHaveLength(10);
     expect(statuses.slice(10).every((status) => status === 429)).toBe(true);
+
+    // Each worker runs with the memory settings the primary started with (process-memory.ts).
+    const { semiSpaceMb, mallocArenas } = settingsFor('serve') as ProcessSettings;
+    const workers = childrenOf(server.child.pid as number);
+    expect(workers).toHaveLength(2);
+    for (const pid of workers) {
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain(
+        `--max-semi-space-size=${semiSpaceMb}`,
+      );
+      expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain(
+        `MALLOC_ARENA_MAX=${mallocArenas}`,
+      );
+    }
   });
 });

@@ -47,8 +47,15 @@ const selectLines = (store: Store, filter: RowFilter, limit: number) =>
     ),
   );
 
+// The answers as text whatever their column's type: a prepared statement's result type may not
+// change under it (a store migrated from jsonb while a server runs would fail its pages).
 const selectColumns = (store: Store, filter: RowFilter, limit: number) =>
-  ordered(store, filter, limit).select(['submitted_at', 'attendance_status', 'id', 'answers']);
+  ordered(store, filter, limit).select([
+    'submitted_at',
+    'attendance_status',
+    'id',
+    sql<string>`answers::text`.as('answers'),
+  ]);
 
 /** A PostgreSQL row of selectColumns, as pg hands it over: the columns' values in their order. */
 type PostgresRow = [submittedAt: number, attendanceStatus: string, id: string, answers: string];
