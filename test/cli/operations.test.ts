@@ -139,7 +139,7 @@ describe('the compiled server (npm run build:server)', () => {
       expect(((await campaigns.json()) as { data: Array<{ id: string }> }).data[0]?.id).toBe('c');
       expect((await fetch(`${url}/developer/v1/skill.zip`)).status).toBe(200);
       // It started over with its memory settings, on the same process id (see process-memory.ts).
-      const { semiSpaceMb, mallocArenas } = settingsFor('serve') as ProcessSettings;
+      const { semiSpaceMb, mallocArenas } = settingsFor('serve', process.env) as ProcessSettings;
       const commandLine = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
       expect(commandLine).toContain(`--max-semi-space-size=${semiSpaceMb}`);
       const environment = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0');

@@ -44,7 +44,7 @@ describe('WORKERS=2 without Redis', () => {
     expect(statuses.slice(10).every((status) => status === 429)).toBe(true);
 
     // Each worker runs with the memory settings the primary started with (process-memory.ts).
-    const { semiSpaceMb, mallocArenas } = settingsFor('serve') as ProcessSettings;
+    const { semiSpaceMb, mallocArenas } = settingsFor('serve', process.env) as ProcessSettings;
     const workers = childrenOf(server.child.pid as number);
     expect(workers).toHaveLength(2);
     for (const pid of workers) {

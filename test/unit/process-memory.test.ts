@@ -9,7 +9,11 @@ const base = {
 
 describe('the memory settings a command starts with', () => {
   it('starts serve again with a small young generation and few malloc arenas', () => {
-    const restart = restartWithSettings({ ...base, command: 'serve', env: { PATH: '/bin' } });
+    const restart = restartWithSettings({
+      ...base,
+      command: 'serve',
+      env: { PATH: '/bin', RESPONSE_CACHE_MB: '0' },
+    });
     expect(restart?.args).toEqual([
       '/opt/node',
       '--max-semi-space-size=8',
@@ -20,7 +24,10 @@ describe('the memory settings a command starts with', () => {
       '--port',
       '3000',
     ]);
-    expect(restart?.env).toEqual({ PATH: '/bin', MALLOC_ARENA_MAX: '2' });
+    expect(restart?.env).toEqual({ PATH: '/bin', RESPONSE_CACHE_MB: '0', MALLOC_ARENA_MAX: '2' });
+    // With the response cache on (its default), the young generation has twice the room.
+    const cached = restartWithSettings({ ...base, command: 'serve', env: {} });
+    expect(cached?.args[1]).toBe('--max-semi-space-size=16');
   });
 
   it('keeps what the operator set, and does not start again once everything is set', () => {
