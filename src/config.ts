@@ -101,6 +101,11 @@ export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 1000;
 
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
+/** RESPONSE_CACHE_MB, checked; also read before start-up (see process-memory.ts). */
+export function readResponseCacheMb(env: NodeJS.ProcessEnv): number {
+  return readInteger(env, 'RESPONSE_CACHE_MB', DEFAULT_RESPONSE_CACHE_MB, 0, 4096);
+}
+
 /** The only reader of `process.env`; throws a `ConfigError` naming the variable that is wrong. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const logLevel = env.LOG_LEVEL ?? 'info';
@@ -143,8 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(env.KEY_SEAL_SECRET ? { keySealSecret: env.KEY_SEAL_SECRET } : {}),
     sessionIdleMinutes: readInteger(env, 'SESSION_IDLE_MINUTES', 30, 1, 24 * 60),
     sessionAbsoluteHours: readInteger(env, 'SESSION_ABSOLUTE_HOURS', 12, 1, 24 * 30),
-    responseCacheBytes:
-      readInteger(env, 'RESPONSE_CACHE_MB', DEFAULT_RESPONSE_CACHE_MB, 0, 4096) * 1024 * 1024,
+    responseCacheBytes: readResponseCacheMb(env) * 1024 * 1024,
     ...(env.REDIS_URL ? { redisUrl: readRedisUrl(env.REDIS_URL) } : {}),
     ...(env.DATABASE_READ_URL ? { databaseReadUrl: readReplicaUrl(env.DATABASE_READ_URL) } : {}),
     ...(env.METRICS_PORT ? { metricsPort: readInteger(env, 'METRICS_PORT', 0, 0, 65535) } : {}),

@@ -1,3 +1,5 @@
+import { readResponseCacheMb } from './config.ts';
+
 /**
  * Memory settings that must be in place when a process starts: V8 fixes its young generation's
  * size when it makes the heap, and glibc reads MALLOC_ARENA_MAX when the process loads. Left to
@@ -41,9 +43,13 @@ export function settingsFor(
   }
 }
 
-/** Whether RESPONSE_CACHE_MB leaves the cache on (config.ts checks the value itself). */
+/** Whether RESPONSE_CACHE_MB leaves the cache on; a wrong value is the start-up's to report. */
 function responseCacheOn(env: NodeJS.ProcessEnv): boolean {
-  return env.RESPONSE_CACHE_MB === undefined || Number(env.RESPONSE_CACHE_MB) !== 0;
+  try {
+    return readResponseCacheMb(env) > 0;
+  } catch {
+    return true;
+  }
 }
 
 const SEMI_SPACE_FLAG = /^--(max|min)[-_]semi[-_]space[-_]size(=|$)/;
