@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
-import { transportOf } from './config.ts';
+import { SENDS_NOTIFICATIONS, transportOf } from './config.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import { serveMetrics } from './http/metrics-server.ts';
 import { answerWorkersWindows, LocalWindowStore } from './http/rate-limit-stores.ts';
@@ -39,8 +39,12 @@ export async function runCluster(
   // When each worker began listening; one that never did died of its configuration, not a fault.
   const listeningSince = new Map<Worker, number>();
   let restartDelayMs = FIRST_RESTART_DELAY_MS;
+  // On SQLite one worker sends the notifications; its replacement takes the role over.
+  let notifier: Worker | undefined;
   const fork = () => {
-    const worker = cluster.fork();
+    const sends = notifier === undefined;
+    const worker = cluster.fork(sends ? { [SENDS_NOTIFICATIONS]: '1' } : {});
+    if (sends) notifier = worker;
     worker.once('listening', () => listeningSince.set(worker, Date.now()));
   };
   // Ready once every worker listens (and so answers the primary's requests for metrics).
@@ -62,6 +66,7 @@ export async function runCluster(
   cluster.on('exit', (worker, code, signal) => {
     const since = listeningSince.get(worker);
     listeningSince.delete(worker);
+    if (worker === notifier) notifier = undefined;
     if (stopping) return;
     if (since === undefined) {
       log(

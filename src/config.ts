@@ -60,11 +60,21 @@ export interface Config {
   readonly keepAliveTimeoutMs: number;
   /** Speed mechanisms switched off, for the benchmark's ablation (see speedups.ts). */
   readonly speedupsOff: SpeedupsOff;
+  /**
+   * Notifications may go to loopback and private addresses, and over plain `http://`
+   * (WEBHOOKS_ALLOW_PRIVATE_NETWORKS=1): for development and tests only, refused in production.
+   */
+  readonly webhooksAllowPrivateNetworks: boolean;
+  /** Set by the cluster's primary for the one worker that sends notifications on SQLite. */
+  readonly sendsNotificationsInCluster: boolean;
   /** The certificate (chain) and private key `serve` listens with, as PEM files (see transportOf). */
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/hadir.sqlite';
+
+/** In the environment of the one cluster worker that sends notifications on SQLite. */
+export const SENDS_NOTIFICATIONS = 'HADIR_SENDS_NOTIFICATIONS';
 
 /** Days the removals feed reaches back, unless REMOVALS_RETENTION_DAYS says. */
 export const DEFAULT_REMOVALS_RETENTION_DAYS = 90;
@@ -113,6 +123,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')}`);
   }
   const workers = readInteger(env, 'WORKERS', 1, 1, 64);
+  const webhooksAllowPrivateNetworks = readFlag(env, 'WEBHOOKS_ALLOW_PRIVATE_NETWORKS');
+  if (webhooksAllowPrivateNetworks && env.NODE_ENV === 'production') {
+    throw new ConfigError(
+      'WEBHOOKS_ALLOW_PRIVATE_NETWORKS is for development and tests only; unset it in production',
+    );
+  }
   return Object.freeze({
     databaseUrl: env.DATABASE_URL || DEFAULT_DATABASE_URL,
     host: env.HOST || '127.0.0.1',
@@ -170,6 +186,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       Number.MAX_SAFE_INTEGER,
     ),
     ...readTls(env),
+    webhooksAllowPrivateNetworks,
+    sendsNotificationsInCluster: env[SENDS_NOTIFICATIONS] === '1',
     speedupsOff: readSpeedupsOff(env.SPEEDUPS_OFF),
     keepAliveTimeoutMs:
       readInteger(env, 'KEEP_ALIVE_TIMEOUT_SECONDS', DEFAULT_TIMEOUTS.keepAliveMs / 1000, 1, 3600) *
@@ -184,6 +202,14 @@ function readPageThreads(env: NodeJS.ProcessEnv, workers: number): number {
       ? 'SQLITE_READER_THREADS'
       : 'PAGE_THREADS';
   return readInteger(env, name, serverPageThreads(workers), 0, 16);
+}
+
+/** A switch: 1 or true turns it on, 0, false or unset off; anything else is refused. */
+function readFlag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new ConfigError(`${name} must be 1 or 0, got '${raw}'`);
 }
 
 function readInteger(

@@ -22,6 +22,9 @@ import { PrimaryWindowStore } from './http/rate-limit-stores.ts';
 import { readableDestination } from './log-lines.ts';
 import { createLoggers } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
+import { queueState } from './notifications/deliveries.repository.ts';
+import { startNotifications } from './notifications/notifications.ts';
+import { systemResolver } from './notifications/webhook-sender.ts';
 import { ADDRESS_ATTEMPTS_PER_MINUTE } from './portal/lockout.ts';
 import { connectRedis } from './redis.ts';
 import { retainDaily } from './removals/retention.ts';
@@ -104,6 +107,30 @@ export async function startServer(config: Config): Promise<RunningServer> {
     },
     (error) => logger.error({ err: error }, 'retention failed; it runs again tomorrow'),
   );
+  // On SQLite one process sends (its writes are one writer's anyway); PostgreSQL's workers share
+  // the outbox (see claim in deliveries.repository.ts).
+  const sendsNotifications =
+    store.engine === 'postgres' || !cluster.isWorker || config.sendsNotificationsInCluster;
+  const notifications = sendsNotifications
+    ? startNotifications({
+        store,
+        clock: systemClock,
+        keySealKey: secrets.keySealKey,
+        mailer,
+        sender: {
+          resolve: systemResolver,
+          allowPrivateNetworks: config.webhooksAllowPrivateNetworks,
+          timeoutMs: 10_000,
+        },
+        onOutcome: (outcome) => metrics.notificationDeliveries.inc({ outcome }),
+        onError: (error) =>
+          logger.error({ err: error }, 'notification delivery failed; it is retried'),
+      })
+    : undefined;
+  metrics.watchNotificationQueue(
+    () => queueState(store.db, systemClock.now()),
+    () => systemClock.now(),
+  );
   listeningUrl = address.replace('[::1]', 'localhost');
   const stopReloading =
     transport.kind === 'tls'
@@ -129,6 +156,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     close() {
       closing ??= (async () => {
         stopRetaining();
+        await notifications?.stop();
         await metricsServer?.close();
         await app.close();
         await store.close();

@@ -10,6 +10,7 @@ import { IMPORT_COMMANDS } from './commands/import.ts';
 import { KEY_COMMANDS } from './commands/keys.ts';
 import { REMOVAL_COMMANDS } from './commands/removals.ts';
 import { SERVING_COMMANDS } from './commands/serving.ts';
+import { WEBHOOK_COMMANDS } from './commands/webhooks.ts';
 import { UsageError } from './usage-error.ts';
 
 export type { CliIo } from './command.ts';
@@ -20,6 +21,7 @@ export const COMMANDS: Record<string, Command> = {
   ...ACCOUNT_COMMANDS,
   ...KEY_COMMANDS,
   ...REMOVAL_COMMANDS,
+  ...WEBHOOK_COMMANDS,
 };
 
 /** Hadir's version from its package.json (found above this module, in the sources or in dist/). */

@@ -20,6 +20,7 @@ import * as dropNeverServed from './migrations/0005-drop-never-served.ts';
 import * as keyUsageDays from './migrations/0006-key-usage-days.ts';
 import * as challengedCodes from './migrations/0007-challenged-codes.ts';
 import * as removals from './migrations/0008-removals.ts';
+import * as notifications from './migrations/0009-notifications.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>;
@@ -37,6 +38,7 @@ const MIGRATIONS = {
   '0006-key-usage-days': keyUsageDays,
   '0007-challenged-codes': challengedCodes,
   '0008-removals': removals,
+  '0009-notifications': notifications,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {

@@ -21,6 +21,10 @@ export interface Database {
   key_usage_days: KeyUsageDaysTable;
   removals: RemovalsTable;
   removals_horizon: RemovalsHorizonTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  key_expiry_notices: KeyExpiryNoticesTable;
 }
 
 export interface AccountsTable {
@@ -221,4 +225,61 @@ export interface RemovalsTable {
 export interface RemovalsHorizonTable {
   id: number;
   vouched_since: number;
+}
+
+/** Where a key's holder hears of changes (see src/notifications). */
+export interface WebhookEndpointsTable {
+  id: string;
+  /** The key's rotation chain (its first key's id): an endpoint outlives a rotation. */
+  lineage_id: string;
+  url: string;
+  /** JSON array of the event types it receives; every type when empty. */
+  event_types: string;
+  /** AES-256-GCM sealed `whsec_` secret, bound to the endpoint's id. */
+  secret_sealed: string;
+  /** After a rotation, the old secret signs beside the new one until previous_secret_until. */
+  previous_secret_sealed: string | null;
+  previous_secret_until: number | null;
+  created_at: number;
+  disabled_at: number | null;
+  disabled_reason: string | null;
+  /** The first failure since the last success: 5 days of failures disable the endpoint. */
+  failing_since: number | null;
+  last_success_at: number | null;
+}
+
+/** An event of the outbox, written in the transaction of the change it reports. */
+export interface WebhookEventsTable {
+  id: Generated<number>;
+  type: string;
+  campaign_id: string | null;
+  /** Set when the event concerns one key's chain alone. */
+  lineage_id: string | null;
+  /** The event's `data`, as JSON: ids and counts, never an answer. */
+  data: string;
+  created_at: number;
+}
+
+export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'skipped';
+
+/** One event on its way to one endpoint; its id is the message's `webhook-id`. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: number;
+  endpoint_id: string;
+  state: DeliveryState;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  last_attempt_at: number | null;
+  last_status: number | null;
+  last_error: string | null;
+  last_duration_ms: number | null;
+  created_at: number;
+  ended_at: number | null;
+}
+
+/** The expiry notices (7 and 1 days before) a key has had. */
+export interface KeyExpiryNoticesTable {
+  key_id: string;
+  days_before: number;
 }

@@ -73,7 +73,12 @@ export async function runDemo(config: Config): Promise<DemoSession> {
       scopes: DEMO_SCOPES,
       sealFor: secrets.keySealKey,
     });
-    const server = await startServer({ ...config, databaseUrl });
+    // The demo's notifications may go to receivers on this machine (http://127.0.0.1:…).
+    const server = await startServer({
+      ...config,
+      databaseUrl,
+      webhooksAllowPrivateNetworks: true,
+    });
     stopOnSignals(server);
     return {
       url: server.url,
@@ -113,6 +118,8 @@ export function describeDemo(demo: DemoSession): string {
     `  curl -s ${auth} ${base}/campaigns/reuni-sma3-2006/summary      # 403: not in this key's scope`,
     '',
     `Operator CLI on this data: DATABASE_URL=${demo.database} ./bin/hadir keys list`,
+    'Change notifications may go to this machine in the demo (WEBHOOKS_ALLOW_PRIVATE_NETWORKS=1):',
+    `  WEBHOOKS_ALLOW_PRIVATE_NETWORKS=1 DATABASE_URL=${demo.database} ./bin/hadir webhooks add --key ${demo.key.id} --url http://127.0.0.1:8787/`,
     'Below, one line per request (LOG_FORMAT=json for JSON lines).',
     'Stop with Ctrl+C.',
   ].join('\n');

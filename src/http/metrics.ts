@@ -45,6 +45,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly notificationDeliveries = new Counter({
+    name: 'hadir_notification_deliveries_total',
+    help: 'Notification attempts, by outcome (delivered, retrying, failed, skipped, refused).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor(options: { processMetrics?: boolean } = {}) {
     // Process metrics (CPU, memory, event-loop lag) are global; only a real server collects them.
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
@@ -65,6 +72,43 @@ export class Metrics {
         this.set({ state: 'total' }, now.total);
         this.set({ state: 'idle' }, now.idle);
         this.set({ state: 'waiting' }, now.waiting);
+      },
+    });
+  }
+
+  /**
+   * The notification queue, read from the store whenever metrics are scraped: deliveries waiting,
+   * and how long the oldest due one has waited.
+   */
+  watchNotificationQueue(
+    read: () => Promise<{ pending: number; oldestDueAt: number | null }>,
+    now: () => number,
+  ): void {
+    let last: Promise<{ pending: number; oldestDueAt: number | null }> | undefined;
+    // One read serves both gauges of a scrape.
+    const state = () => {
+      last ??= read().finally(() => {
+        setImmediate(() => {
+          last = undefined;
+        });
+      });
+      return last;
+    };
+    new Gauge({
+      name: 'hadir_notification_queue_depth',
+      help: 'Notification deliveries waiting to be sent (due now or retrying later).',
+      registers: [this.registry],
+      async collect() {
+        this.set((await state()).pending);
+      },
+    });
+    new Gauge({
+      name: 'hadir_notification_oldest_due_seconds',
+      help: 'How long the oldest due notification delivery has waited to be sent.',
+      registers: [this.registry],
+      async collect() {
+        const { oldestDueAt } = await state();
+        this.set(oldestDueAt === null ? 0 : Math.max(0, (now() - oldestDueAt) / 1000));
       },
     });
   }

@@ -34,6 +34,12 @@ export async function findLiveCampaignIds(
   return live;
 }
 
+/** How an upsert found a campaign: new, back from deletion, or live (with what changed). */
+export type CampaignUpsert =
+  | { kind: 'new' }
+  | { kind: 'restored' }
+  | { kind: 'live'; changed: Array<'slug' | 'title' | 'eventDate' | 'location'> };
+
 export async function upsertCampaign(
   db: Kysely<Database>,
   campaign: {
@@ -44,7 +50,12 @@ export async function upsertCampaign(
     location: string | null;
   },
   now: number,
-): Promise<void> {
+): Promise<CampaignUpsert> {
+  const before = await db
+    .selectFrom('campaigns')
+    .select(['slug', 'title', 'event_date', 'location', 'deleted_at'])
+    .where('id', '=', campaign.id)
+    .executeTakeFirst();
   const values = {
     slug: campaign.slug,
     title: campaign.title,
@@ -58,14 +69,29 @@ export async function upsertCampaign(
     .values({ id: campaign.id, ...values })
     .onConflict((oc) => oc.column('id').doUpdateSet(values))
     .execute();
+  if (!before) return { kind: 'new' };
+  if (before.deleted_at !== null) return { kind: 'restored' };
+  const changed: Array<'slug' | 'title' | 'eventDate' | 'location'> = [];
+  if (before.slug !== campaign.slug) changed.push('slug');
+  if (before.title !== campaign.title) changed.push('title');
+  if (nullableNumber(before.event_date) !== campaign.eventDate) changed.push('eventDate');
+  if (before.location !== campaign.location) changed.push('location');
+  return { kind: 'live', changed };
 }
 
-/** Makes the campaign's field list exactly `fields`; unchanged fields are not rewritten. */
+function nullableNumber(value: number | string | null): number | null {
+  return value === null ? null : Number(value);
+}
+
+/**
+ * Makes the campaign's field list exactly `fields`; unchanged fields are not rewritten. Returns
+ * whether anything changed.
+ */
 export async function replaceCampaignFields(
   db: Kysely<Database>,
   campaignId: string,
   fields: CampaignField[],
-): Promise<void> {
+): Promise<boolean> {
   let removal = db.deleteFrom('campaign_fields').where('campaign_id', '=', campaignId);
   if (fields.length > 0)
     removal = removal.where(
@@ -73,9 +99,9 @@ export async function replaceCampaignFields(
       'not in',
       fields.map((field) => field.key),
     );
-  await removal.execute();
+  let changed = Number((await removal.executeTakeFirst()).numDeletedRows) > 0;
   for (const [position, field] of fields.entries()) {
-    await db
+    const written = await db
       .insertInto('campaign_fields')
       .values({
         campaign_id: campaignId,
@@ -96,8 +122,10 @@ export async function replaceCampaignFields(
             ]),
           ),
       )
-      .execute();
+      .executeTakeFirst();
+    if (Number(written.numInsertedOrUpdatedRows ?? 0) > 0) changed = true;
   }
+  return changed;
 }
 
 /** Upserts rows in batches as they are (no tombstone bookkeeping: see respondentWriter). */

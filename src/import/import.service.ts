@@ -3,6 +3,7 @@ import { recordAudit } from '../audit/audit.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Engine, Store } from '../db/connect.ts';
 import type { Database } from '../db/schema.ts';
+import { ChangeSet } from '../notifications/change-events.ts';
 import {
   removeCampaign,
   removeRespondents,
@@ -63,6 +64,8 @@ class ImportRun {
   private upserts: RespondentUpsert[] = [];
   private deletions: Deletion[] = [];
   private readonly counts = { campaignsDeleted: 0, respondentsUpserted: 0, respondentsDeleted: 0 };
+  /** What the commit's notifications report. */
+  private readonly changes = new ChangeSet();
 
   private constructor(
     private readonly db: Kysely<Database>,
@@ -111,14 +114,26 @@ class ImportRun {
       if (!this.problems.any) {
         // A deleted campaign's rows are nobody's to read: they go, each with its tombstone.
         const removed = await removeCampaign(this.db, entry.id, this.now);
-        if (removed.deleted) this.counts.campaignsDeleted += 1;
+        if (removed.deleted) {
+          this.counts.campaignsDeleted += 1;
+          this.changes.campaignDeleted(entry.id);
+        }
         this.counts.respondentsDeleted += removed.respondents;
       }
       return;
     }
     if (this.problems.any) return;
-    await upsertCampaign(this.db, entry, this.now);
-    if (entry.fields) await replaceCampaignFields(this.db, entry.id, entry.fields);
+    const upsert = await upsertCampaign(this.db, entry, this.now);
+    const fieldsChanged = entry.fields
+      ? await replaceCampaignFields(this.db, entry.id, entry.fields)
+      : false;
+    if (upsert.kind === 'restored') this.changes.campaignRestored(entry.id);
+    if (upsert.kind === 'live') {
+      this.changes.campaignUpdated(entry.id, [
+        ...upsert.changed,
+        ...(fieldsChanged ? (['fields'] as const) : []),
+      ]);
+    }
     // Respondents that waited for this campaign were named when they came: written now.
     const held = this.waiting.get(entry.id) ?? [];
     this.waiting.delete(entry.id);
@@ -172,6 +187,7 @@ class ImportRun {
       answers: entry.answers,
     }));
     await this.writer.write(rows);
+    for (const row of rows) this.changes.rowWritten(row.campaign_id, row.submitted_at);
     this.counts.respondentsUpserted += ready.length;
   }
 
@@ -213,7 +229,8 @@ class ImportRun {
     this.problems.throwIfAny();
     await this.writer.finish();
     await dropNamedIds(this.db, this.engine);
-    await stampRemovals(this.db, this.engine, () => this.clock.now());
+    const removalStamp = await stampRemovals(this.db, this.engine, () => this.clock.now());
+    await this.changes.record(this.db, removalStamp, this.clock.now());
     const counts: ImportCounts = {
       campaigns: {
         upserted: [...this.campaigns.values()].filter((campaign) => campaign.kind === 'upsert')

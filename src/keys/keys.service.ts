@@ -6,6 +6,7 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../db/connect.ts';
 import type { ApiKeyRow, Database } from '../db/schema.ts';
 import { DomainError } from '../errors.ts';
+import { recordScopeChange } from '../notifications/change-events.ts';
 import { generateKeyText, hashKey, isWellFormedKey, keyHint } from './key-format.ts';
 import { type FieldCheck, validateScopes } from './key-scopes.ts';
 import { sealKey } from './key-seal.ts';
@@ -167,9 +168,11 @@ export async function replaceKeyScope(
   fieldCheck: FieldCheck = 'any',
 ): Promise<{ id: string; campaigns: KeyScope[] }> {
   return store.db.transaction().execute(async (trx) => {
-    await getKey(trx, keyId);
+    const key = await getKey(trx, keyId);
     const validated = await validateScopes(trx, scopes, fieldCheck);
+    const before = (await findScopesOfKeys(trx, [keyId])).get(keyId) ?? [];
     await writeScopes(trx, keyId, validated);
+    await recordScopeChange(trx, key.lineage_id, before, validated, clock.now());
     await recordAudit(
       trx,
       { actor: 'operator', action: 'key.scope', target: keyId, details: { scopes: validated } },

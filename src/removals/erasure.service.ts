@@ -3,6 +3,7 @@ import { recordAudit } from '../audit/audit.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
 import { DomainError } from '../errors.ts';
+import { ChangeSet } from '../notifications/change-events.ts';
 import { answersMatch, needleOf } from './answer-match.ts';
 import {
   findRespondentsAfter,
@@ -81,7 +82,8 @@ export async function eraseRespondents(
         'the respondents changed while they were erased; run it again',
       );
     }
-    await stampRemovals(trx, store.engine, () => clock.now());
+    const stamp = await stampRemovals(trx, store.engine, () => clock.now());
+    await new ChangeSet().record(trx, stamp, clock.now());
     await recordAudit(
       trx,
       {
@@ -131,7 +133,13 @@ export async function deleteCampaign(
       throw new DomainError('not_found', `campaign ${campaignId} does not exist`);
     }
     const count = removed.respondents;
-    await stampRemovals(trx, store.engine, () => clock.now());
+    const changes = new ChangeSet();
+    changes.campaignDeleted(campaignId);
+    await changes.record(
+      trx,
+      await stampRemovals(trx, store.engine, () => clock.now()),
+      clock.now(),
+    );
     await recordAudit(
       trx,
       {

@@ -158,20 +158,21 @@ export async function noteStagedRespondentsWritten(
  * Gives this transaction's tombstones their time; call it last, just before the commit. Stamps
  * follow commit order: on PostgreSQL a transaction-scoped lock makes the next stamper wait for
  * this commit (SQLite has one writer), and a stamp is never older than the newest before it. So
- * a reader that saw a removal at T never later sees one committed at or before T.
+ * a reader that saw a removal at T never later sees one committed at or before T. Returns the
+ * stamp, which no other transaction's tombstones share, or undefined when there were none.
  */
 export async function stampRemovals(
   db: Kysely<Database>,
   engine: Engine,
   now: () => number,
-): Promise<void> {
+): Promise<number | undefined> {
   const pending = await db
     .selectFrom('removals')
     .select('respondent_id')
     .where('removed_at', '=', PENDING)
     .limit(1)
     .executeTakeFirst();
-  if (!pending) return;
+  if (!pending) return undefined;
   if (engine === 'postgres') await sql`SELECT pg_advisory_xact_lock(${STAMP_LOCK})`.execute(db);
   const newest = await db
     .selectFrom('removals')
@@ -183,6 +184,7 @@ export async function stampRemovals(
     .set({ removed_at: at })
     .where('removed_at', '=', PENDING)
     .execute();
+  return at;
 }
 
 /** The newest removal of a campaign, or undefined when it has none. */

@@ -1,6 +1,7 @@
 import { recordAudit } from '../audit/audit.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
+import { ChangeSet } from '../notifications/change-events.ts';
 import {
   findCampaignsPastRetention,
   purgeRemovalsBefore,
@@ -44,7 +45,8 @@ export async function runRetention(
   for (const campaign of campaigns) {
     await store.db.transaction().execute(async (trx) => {
       const removed = await removeCampaignRespondents(trx, campaign.campaignId);
-      await stampRemovals(trx, store.engine, () => clock.now());
+      const stamp = await stampRemovals(trx, store.engine, () => clock.now());
+      await new ChangeSet().record(trx, stamp, clock.now());
       await recordAudit(
         trx,
         {

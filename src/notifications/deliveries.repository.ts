@@ -1,0 +1,280 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import type { Engine } from '../db/store.ts';
+import type { EventType } from './events.ts';
+
+/** Deliveries due now, at most `perEndpoint` of one endpoint, endpoints in `busy` left out. */
+export async function findDue(
+  db: Kysely<Database>,
+  now: number,
+  limit: number,
+  perEndpoint: number,
+  busy: readonly string[],
+): Promise<Array<{ id: string; endpoint_id: string }>> {
+  const due = db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select([
+      'd.id',
+      'd.endpoint_id',
+      'd.next_attempt_at',
+      sql<number>`row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id)`.as(
+        'nth',
+      ),
+    ])
+    .where('d.state', '=', 'pending')
+    .where('d.next_attempt_at', '<=', now)
+    .where('e.disabled_at', 'is', null)
+    .$if(busy.length > 0, (query) => query.where('d.endpoint_id', 'not in', busy));
+  return db
+    .selectFrom(due.as('due'))
+    .select(['due.id', 'due.endpoint_id'])
+    .where('due.nth', '<=', perEndpoint)
+    .orderBy('due.next_attempt_at')
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Claims deliveries for one attempt: each counts the attempt and moves its due time past the
+ * lease, so no other worker takes it while it is sent, and a crash frees it when the lease ends.
+ * On PostgreSQL rows another worker holds are skipped (FOR UPDATE SKIP LOCKED); SQLite has one
+ * writer. Returns the deliveries won, with their attempt number.
+ */
+export async function claim(
+  db: Kysely<Database>,
+  engine: Engine,
+  ids: readonly string[],
+  now: number,
+  leaseMs: number,
+): Promise<Array<{ id: string; attempts: number }>> {
+  if (ids.length === 0) return [];
+  const free = db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('id', 'in', ids)
+    .where('state', '=', 'pending')
+    .where('next_attempt_at', '<=', now)
+    .$if(engine === 'postgres', (query) => query.forUpdate().skipLocked());
+  return db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({
+      attempts: eb('attempts', '+', 1),
+      next_attempt_at: now + leaseMs,
+      last_attempt_at: now,
+    }))
+    .where('id', 'in', free)
+    .returning(['id', 'attempts'])
+    .execute();
+}
+
+/** What sending a claimed delivery needs: its event, its endpoint, and the endpoint's chain. */
+export interface DeliveryToSend {
+  id: string;
+  attempts: number;
+  type: EventType;
+  campaignId: string | null;
+  /** Set when the event concerns one key's chain alone. */
+  eventLineageId: string | null;
+  data: string;
+  createdAt: number;
+  endpointId: string;
+  url: string;
+  secretSealed: string;
+  previousSecretSealed: string | null;
+  previousSecretUntil: number | null;
+  lineageId: string;
+  failingSince: number | null;
+}
+
+export async function loadDeliveries(
+  db: Kysely<Database>,
+  ids: readonly string[],
+): Promise<DeliveryToSend[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_events as v', 'v.id', 'd.event_id')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select([
+      'd.id',
+      'd.attempts',
+      'v.type',
+      'v.campaign_id',
+      'v.lineage_id as event_lineage_id',
+      'v.data',
+      'v.created_at',
+      'e.id as endpoint_id',
+      'e.url',
+      'e.secret_sealed',
+      'e.previous_secret_sealed',
+      'e.previous_secret_until',
+      'e.lineage_id',
+      'e.failing_since',
+    ])
+    .where('d.id', 'in', ids)
+    .execute();
+  return rows.map((row) => ({
+    id: row.id,
+    attempts: Number(row.attempts),
+    type: row.type as EventType,
+    campaignId: row.campaign_id,
+    eventLineageId: row.event_lineage_id,
+    data: row.data,
+    createdAt: Number(row.created_at),
+    endpointId: row.endpoint_id,
+    url: row.url,
+    secretSealed: row.secret_sealed,
+    previousSecretSealed: row.previous_secret_sealed,
+    previousSecretUntil: nullable(row.previous_secret_until),
+    lineageId: row.lineage_id,
+    failingSince: nullable(row.failing_since),
+  }));
+}
+
+function nullable(value: number | string | null): number | null {
+  return value === null ? null : Number(value);
+}
+
+/**
+ * What the chains may read now: for each chain with a key in force (not revoked, not expired,
+ * its account active), the campaigns its newest such key has in scope, each with whether it is
+ * live. A chain with no key in force is absent.
+ */
+export async function readableNow(
+  db: Kysely<Database>,
+  lineageIds: readonly string[],
+  now: number,
+): Promise<Map<string, Map<string, { live: boolean }>>> {
+  const readable = new Map<string, Map<string, { live: boolean }>>();
+  if (lineageIds.length === 0) return readable;
+  const keys = await db
+    .selectFrom('api_keys as k')
+    .innerJoin('accounts as a', 'a.id', 'k.account_id')
+    .select(['k.id', 'k.lineage_id'])
+    .where('k.lineage_id', 'in', lineageIds)
+    .where('k.expires_at', '>', now)
+    .where((eb) => eb.or([eb('k.revoked_at', 'is', null), eb('k.revoked_at', '>', now)]))
+    .where('a.deactivated_at', 'is', null)
+    .orderBy('k.created_at', 'desc')
+    .execute();
+  const newest = new Map<string, string>();
+  for (const key of keys) if (!newest.has(key.lineage_id)) newest.set(key.lineage_id, key.id);
+  if (newest.size === 0) return readable;
+  const lineageOf = new Map([...newest].map(([lineage, key]) => [key, lineage]));
+  for (const lineage of newest.keys()) readable.set(lineage, new Map());
+  const scopes = await db
+    .selectFrom('key_scopes as s')
+    .innerJoin('campaigns as c', 'c.id', 's.campaign_id')
+    .select(['s.key_id', 's.campaign_id', 'c.deleted_at'])
+    .where('s.key_id', 'in', [...newest.values()])
+    .execute();
+  for (const scope of scopes) {
+    const lineage = lineageOf.get(scope.key_id) as string;
+    readable.get(lineage)?.set(scope.campaign_id, { live: scope.deleted_at === null });
+  }
+  return readable;
+}
+
+/** How an attempt ended, as the delivery row records it. */
+export interface AttemptRecord {
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/**
+ * Ends or reschedules a claimed delivery, only if the claim is still this attempt's (a worker
+ * that outlived its lease must not overwrite a later attempt).
+ */
+export async function settleDelivery(
+  db: Kysely<Database>,
+  delivery: { id: string; attempts: number },
+  outcome:
+    | { state: 'delivered' | 'failed' | 'skipped'; at: number }
+    | { state: 'pending'; nextAttemptAt: number },
+  attempt: AttemptRecord,
+): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({
+      state: outcome.state,
+      ...(outcome.state === 'pending'
+        ? { next_attempt_at: outcome.nextAttemptAt }
+        : { ended_at: outcome.at }),
+      last_status: attempt.status,
+      last_error: attempt.error,
+      last_duration_ms: attempt.durationMs,
+    })
+    .where('id', '=', delivery.id)
+    .where('attempts', '=', delivery.attempts)
+    .execute();
+}
+
+export async function noteEndpointSuccess(
+  db: Kysely<Database>,
+  endpointId: string,
+  at: number,
+): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ failing_since: null, last_success_at: at })
+    .where('id', '=', endpointId)
+    .execute();
+}
+
+/** Records a failure; returns since when the endpoint has failed without a success. */
+export async function noteEndpointFailure(
+  db: Kysely<Database>,
+  endpointId: string,
+  at: number,
+): Promise<number> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ failing_since: at })
+    .where('id', '=', endpointId)
+    .where('failing_since', 'is', null)
+    .execute();
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select('failing_since')
+    .where('id', '=', endpointId)
+    .executeTakeFirst();
+  return Number(row?.failing_since ?? at);
+}
+
+/** Disables a live endpoint; true when this call disabled it. */
+export async function disableEndpoint(
+  db: Kysely<Database>,
+  endpointId: string,
+  at: number,
+  reason: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_endpoints')
+    .set({ disabled_at: at, disabled_reason: reason })
+    .where('id', '=', endpointId)
+    .where('disabled_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Pending deliveries and the age of the oldest due one, for metrics. */
+export async function queueState(
+  db: Kysely<Database>,
+  now: number,
+): Promise<{ pending: number; oldestDueAt: number | null }> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('pending'),
+      eb.fn.min('next_attempt_at').as('oldest'),
+    ])
+    .where('state', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  const oldest = row.oldest === null ? null : Number(row.oldest);
+  return {
+    pending: Number(row.pending),
+    oldestDueAt: oldest !== null && oldest <= now ? oldest : null,
+  };
+}

@@ -1,0 +1,284 @@
+import type { Clock } from '../clock.ts';
+import type { Store } from '../db/store.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import {
+  claim,
+  type DeliveryToSend,
+  disableEndpoint,
+  findDue,
+  loadDeliveries,
+  noteEndpointFailure,
+  noteEndpointSuccess,
+  readableNow,
+  settleDelivery,
+} from './deliveries.repository.ts';
+import { eventBody } from './events.ts';
+import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from './retry-schedule.ts';
+import { openSecret, signatureHeader } from './signing.ts';
+import { postNotification, type SenderOptions, type SendOutcome } from './webhook-sender.ts';
+
+export interface DeliveryWorkerOptions {
+  store: Store;
+  clock: Clock;
+  /** The AES key endpoint secrets are sealed with (webhookSealKey). */
+  sealKey: Buffer;
+  sender: SenderOptions;
+  /** Requests in flight at once, overall and to one endpoint. */
+  concurrency?: number;
+  perEndpoint?: number;
+  /** How often the outbox is looked at when there was nothing to send. */
+  pollIntervalMs?: number;
+  /** How long a claimed attempt is this worker's alone (more than the sender's timeout). */
+  leaseMs?: number;
+  random?: () => number;
+  /** Tells an endpoint's holder it was disabled. */
+  mailer?: Mailer;
+  onOutcome?: (outcome: DeliveryOutcome) => void;
+  onError?: (error: unknown) => void;
+}
+
+export type DeliveryOutcome = 'delivered' | 'failed' | 'retrying' | 'skipped' | 'refused';
+
+export const DEFAULT_CONCURRENCY = 32;
+export const DEFAULT_PER_ENDPOINT = 4;
+
+/**
+ * Sends the outbox's deliveries: claims the due ones (several workers share them, see claim),
+ * checks at the moment of sending that the endpoint's key may still read the campaign, signs,
+ * posts, and records the outcome. At most `concurrency` requests are in flight, and at most
+ * `perEndpoint` to one endpoint, so a slow or dead receiver holds only its own share.
+ */
+export class DeliveryWorker {
+  private readonly inFlight = new Map<string, number>();
+  private running = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private filling: Promise<void> | undefined;
+  private stopped = true;
+  private readonly sends = new Set<Promise<void>>();
+  private readonly concurrency: number;
+  private readonly perEndpoint: number;
+  private readonly pollIntervalMs: number;
+  private readonly leaseMs: number;
+
+  constructor(private readonly options: DeliveryWorkerOptions) {
+    this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+    this.perEndpoint = options.perEndpoint ?? DEFAULT_PER_ENDPOINT;
+    this.pollIntervalMs = options.pollIntervalMs ?? 250;
+    this.leaseMs = options.leaseMs ?? 60_000;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Stops claiming, and waits for the requests in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.filling;
+    await Promise.all(this.sends);
+  }
+
+  /** Claims what is due now and sends it; resolves when those sends are done (tests drive this). */
+  async runOnce(): Promise<number> {
+    const started = await this.fill();
+    await Promise.all(this.sends);
+    return started;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.fill().then(
+        (started) => this.schedule(started > 0 ? this.pollIntervalMs / 5 : this.pollIntervalMs),
+        (error) => {
+          this.options.onError?.(error);
+          this.schedule(this.pollIntervalMs * 4);
+        },
+      );
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  /** One claim at a time per worker; returns how many sends it started. */
+  private fill(): Promise<number> {
+    const run = (this.filling ?? Promise.resolve()).then(() => this.claimAndSend());
+    this.filling = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private async claimAndSend(): Promise<number> {
+    const room = this.concurrency - this.running;
+    if (room <= 0) return 0;
+    const { store, clock } = this.options;
+    const now = clock.now();
+    const busy = [...this.inFlight].filter(([, n]) => n >= this.perEndpoint).map(([id]) => id);
+    const due = await findDue(store.db, now, room, this.perEndpoint, busy);
+    const fitting: string[] = [];
+    const counted = new Map(this.inFlight);
+    for (const row of due) {
+      const n = counted.get(row.endpoint_id) ?? 0;
+      if (n >= this.perEndpoint) continue;
+      counted.set(row.endpoint_id, n + 1);
+      fitting.push(row.id);
+    }
+    const won = await claim(store.db, store.engine, fitting, now, this.leaseMs);
+    if (won.length === 0) return 0;
+    const deliveries = await loadDeliveries(
+      store.db,
+      won.map((row) => row.id),
+    );
+    const readable = await readableNow(
+      store.db,
+      [...new Set(deliveries.map((delivery) => delivery.lineageId))],
+      now,
+    );
+    for (const delivery of deliveries) {
+      this.running += 1;
+      this.inFlight.set(delivery.endpointId, (this.inFlight.get(delivery.endpointId) ?? 0) + 1);
+      const send = this.deliver(delivery, readable.get(delivery.lineageId))
+        .catch((error) => this.options.onError?.(error))
+        .finally(() => {
+          this.running -= 1;
+          const left = (this.inFlight.get(delivery.endpointId) ?? 1) - 1;
+          if (left === 0) this.inFlight.delete(delivery.endpointId);
+          else this.inFlight.set(delivery.endpointId, left);
+          this.sends.delete(send);
+          // A freed slot is filled at once, not at the next poll.
+          if (!this.stopped) this.schedule(0);
+        });
+      this.sends.add(send);
+    }
+    return deliveries.length;
+  }
+
+  private async deliver(
+    delivery: DeliveryToSend,
+    readable: Map<string, { live: boolean }> | undefined,
+  ): Promise<void> {
+    const { store, clock } = this.options;
+    const unreadable = whyNotSent(delivery, readable);
+    if (unreadable) {
+      await settleDelivery(
+        store.db,
+        delivery,
+        { state: 'skipped', at: clock.now() },
+        { status: null, error: unreadable, durationMs: 0 },
+      );
+      this.options.onOutcome?.('skipped');
+      return;
+    }
+    const outcome = await this.post(delivery);
+    const at = clock.now();
+    const attempt = {
+      status: outcome.kind === 'refused' ? null : outcome.status,
+      error: outcome.kind === 'delivered' ? null : outcome.error,
+      durationMs: outcome.durationMs,
+    };
+    if (outcome.kind === 'delivered') {
+      await settleDelivery(store.db, delivery, { state: 'delivered', at }, attempt);
+      await noteEndpointSuccess(store.db, delivery.endpointId, at);
+      this.options.onOutcome?.('delivered');
+      return;
+    }
+    const next = nextAttemptAt(delivery.attempts, at, this.options.random);
+    await settleDelivery(
+      store.db,
+      delivery,
+      next === undefined ? { state: 'failed', at } : { state: 'pending', nextAttemptAt: next },
+      attempt,
+    );
+    this.options.onOutcome?.(
+      outcome.kind === 'refused' ? 'refused' : next === undefined ? 'failed' : 'retrying',
+    );
+    const failingSince = await noteEndpointFailure(store.db, delivery.endpointId, at);
+    if (outcome.kind === 'failed' && outcome.status === 410) {
+      await this.disable(delivery, at, 'gone');
+    } else if (at - failingSince >= DISABLE_AFTER_FAILING_MS) {
+      await this.disable(delivery, at, 'failing');
+    }
+  }
+
+  private post(delivery: DeliveryToSend): Promise<SendOutcome> {
+    const { sealKey, clock } = this.options;
+    const secrets = [openSecret(delivery.secretSealed, sealKey, delivery.endpointId)];
+    if (
+      delivery.previousSecretSealed !== null &&
+      (delivery.previousSecretUntil ?? 0) > clock.now()
+    ) {
+      secrets.push(openSecret(delivery.previousSecretSealed, sealKey, delivery.endpointId));
+    }
+    const body = eventBody(delivery.type, delivery.createdAt, delivery.data);
+    const timestamp = new Date(clock.now());
+    return postNotification(
+      delivery.url,
+      {
+        'webhook-id': delivery.id,
+        'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+        'webhook-signature': signatureHeader(secrets, delivery.id, timestamp, body),
+      },
+      body,
+      this.options.sender,
+    );
+  }
+
+  private async disable(delivery: DeliveryToSend, at: number, reason: 'gone' | 'failing') {
+    const { store, mailer } = this.options;
+    if (!(await disableEndpoint(store.db, delivery.endpointId, at, reason))) return;
+    if (!mailer) return;
+    const holder = await store.db
+      .selectFrom('api_keys as k')
+      .innerJoin('accounts as a', 'a.id', 'k.account_id')
+      .select('a.email')
+      .where('k.id', '=', delivery.lineageId)
+      .executeTakeFirst();
+    if (!holder) return;
+    await mailer.send({ to: holder.email, ...disabledNotice(delivery.url, reason) });
+  }
+}
+
+/**
+ * Why a delivery is not sent, or undefined when it may be: the endpoint's key must be in force,
+ * and may read the campaign at this moment. A `campaign.removed` is the exception: it says only
+ * that the key lost a campaign it could read.
+ */
+export function whyNotSent(
+  delivery: Pick<DeliveryToSend, 'type' | 'campaignId' | 'eventLineageId'>,
+  readable: Map<string, { live: boolean }> | undefined,
+): string | undefined {
+  if (!readable) return 'the key is revoked or expired, or its account deactivated';
+  if (delivery.campaignId === null) return undefined;
+  const scope = readable.get(delivery.campaignId);
+  if (delivery.type === 'campaign.removed') {
+    return delivery.eventLineageId !== null || scope
+      ? undefined
+      : 'the key cannot read the campaign';
+  }
+  if (!scope) return "the campaign left the key's scope";
+  if (!scope.live) return 'the campaign was deleted';
+  return undefined;
+}
+
+function disabledNotice(url: string, reason: 'gone' | 'failing') {
+  const why =
+    reason === 'gone'
+      ? 'it answered 410 Gone / endpoint menjawab 410 Gone'
+      : 'it failed for 5 days without a success / gagal selama 5 hari tanpa satu pun keberhasilan';
+  return {
+    subject:
+      'Endpoint notifikasi Hadir dinonaktifkan / Your Hadir notification endpoint was disabled',
+    text: [
+      `Endpoint ${url} dinonaktifkan karena ${why.split(' / ')[1]}.`,
+      'Aktifkan lagi di portal (halaman kunci Anda); peristiwa yang terlewat akan dikirim.',
+      '',
+      `Your endpoint ${url} was disabled because ${why.split(' / ')[0]}.`,
+      "Enable it again on your key's page in the portal; the events it missed will follow.",
+    ].join('\n'),
+  };
+}

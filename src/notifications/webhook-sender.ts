@@ -1,0 +1,171 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { refusedAddress } from './address-guard.ts';
+
+/** Every address a host name resolves to (injected in tests: no test resolves a real name). */
+export type Resolver = (
+  host: string,
+) => Promise<ReadonlyArray<{ address: string; family: number }>>;
+
+export const systemResolver: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
+
+export interface SenderOptions {
+  resolve: Resolver;
+  /** WEBHOOKS_ALLOW_PRIVATE_NETWORKS: development and tests only; also allows `http://`. */
+  allowPrivateNetworks: boolean;
+  /** A 2xx must arrive within this. */
+  timeoutMs: number;
+  /** Connections go through these (tests count them). */
+  agents?: { http: http.Agent; https: https.Agent };
+}
+
+export type SendOutcome =
+  | { kind: 'delivered'; status: number; durationMs: number }
+  | { kind: 'failed'; status: number | null; error: string; durationMs: number }
+  /** Refused before any connection: the URL or its address may not be reached. */
+  | { kind: 'refused'; error: string; durationMs: 0 };
+
+/** Why a URL may not receive notifications, or undefined when it may (before any lookup). */
+export function urlProblem(text: string, allowPrivateNetworks: boolean): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'is not a URL';
+  }
+  const schemes = allowPrivateNetworks ? ['https:', 'http:'] : ['https:'];
+  if (!schemes.includes(url.protocol)) {
+    return allowPrivateNetworks
+      ? 'must start with https:// or http://'
+      : 'must start with https://';
+  }
+  if (url.username || url.password) return 'must not hold a user name or password';
+  if (url.hash) return 'must not have a #fragment';
+  if (text.length > 2_000) return 'must be at most 2,000 characters';
+  const host = hostOf(url);
+  if (isIP(host) && !allowPrivateNetworks) {
+    const refused = refusedAddress(host);
+    if (refused) return `names ${refused}`;
+  }
+  return undefined;
+}
+
+function hostOf(url: URL): string {
+  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+}
+
+/**
+ * The address to connect to: the host is resolved here, at connect time, and every address it
+ * has must be public (a literal address is judged as it is: it skips any lookup). The connection
+ * is then pinned to the address judged, so a second lookup cannot swap it.
+ */
+async function addressFor(
+  url: URL,
+  options: SenderOptions,
+): Promise<{ address: string; family: number } | { refused: string }> {
+  const host = hostOf(url);
+  const family = isIP(host);
+  const addresses = family ? [{ address: host, family }] : await options.resolve(host);
+  if (addresses.length === 0) return { refused: `${host} has no address` };
+  if (!options.allowPrivateNetworks) {
+    for (const { address } of addresses) {
+      const refused = refusedAddress(address);
+      if (refused) return { refused: family ? refused : `${host} resolves to ${refused}` };
+    }
+  }
+  return addresses[0] as { address: string; family: number };
+}
+
+/**
+ * POSTs one signed notification. A 2xx within the timeout is delivered; anything else (a
+ * redirect too: never followed) failed. Nothing is read of the answer but its status.
+ */
+export async function postNotification(
+  target: string,
+  headers: Record<string, string>,
+  body: string,
+  options: SenderOptions,
+): Promise<SendOutcome> {
+  const problem = urlProblem(target, options.allowPrivateNetworks);
+  if (problem) return { kind: 'refused', error: `the URL ${problem}`, durationMs: 0 };
+  const url = new URL(target);
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let pinned: Awaited<ReturnType<typeof addressFor>>;
+  try {
+    pinned = await addressFor(url, options);
+  } catch (error) {
+    return {
+      kind: 'failed',
+      status: null,
+      error: `lookup: ${messageOf(error)}`,
+      durationMs: elapsed(),
+    };
+  }
+  if ('refused' in pinned) return { kind: 'refused', error: pinned.refused, durationMs: 0 };
+  const { address, family } = pinned;
+  const lookup: LookupFunction = (_host, lookupOptions, callback) => {
+    if ((lookupOptions as { all?: boolean }).all) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+  const secure = url.protocol === 'https:';
+  const request = (secure ? https : http).request;
+  return new Promise<SendOutcome>((resolve) => {
+    let settled = false;
+    const settle = (outcome: SendOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(outcome);
+    };
+    const outgoing = request(url, {
+      method: 'POST',
+      lookup,
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+        'user-agent': 'Hadir-Webhooks/1',
+      },
+      ...(options.agents ? { agent: secure ? options.agents.https : options.agents.http } : {}),
+    });
+    const timer = setTimeout(() => {
+      outgoing.destroy();
+      settle({
+        kind: 'failed',
+        status: null,
+        error: `no answer within ${options.timeoutMs / 1000} s`,
+        durationMs: elapsed(),
+      });
+    }, options.timeoutMs);
+    outgoing.on('response', (response) => {
+      const status = response.statusCode ?? 0;
+      response.resume();
+      if (status >= 200 && status < 300) {
+        settle({ kind: 'delivered', status, durationMs: elapsed() });
+      } else {
+        settle({
+          kind: 'failed',
+          status,
+          error:
+            status >= 300 && status < 400
+              ? `redirect to elsewhere (not followed)`
+              : `HTTP ${status}`,
+          durationMs: elapsed(),
+        });
+      }
+    });
+    outgoing.on('error', (error) =>
+      settle({ kind: 'failed', status: null, error: messageOf(error), durationMs: elapsed() }),
+    );
+    outgoing.end(body);
+  });
+}
+
+function messageOf(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message;
+}

@@ -1,0 +1,441 @@
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Store } from '../../src/db/connect.ts';
+import { importDocument } from '../../src/import/import.service.ts';
+import { replaceKeyScope, revokeKey } from '../../src/keys/keys.service.ts';
+import type { Mailer, MailMessage } from '../../src/mail/mailer.ts';
+import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts';
+import {
+  addEndpoint,
+  type EndpointSettings,
+  enableEndpoint,
+  listDeliveries,
+  redeliver,
+  rotateSecret,
+  sendTestEvent,
+} from '../../src/notifications/endpoints.service.ts';
+import { noticeExpiringKeys } from '../../src/notifications/housekeeping.ts';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/notifications/retry-schedule.ts';
+import { webhookSealKey } from '../../src/notifications/signing.ts';
+import { eraseRespondents } from '../../src/removals/erasure.service.ts';
+import { TEST_SECRETS } from '../helpers/app.ts';
+import { ManualClock } from '../helpers/clock.ts';
+import { createTestKey, seedCampaign } from '../helpers/factories.ts';
+import { TestReceiver } from '../helpers/receiver.ts';
+import { createTestStore, ENGINES, openTestStore } from '../helpers/stores.ts';
+
+const DAY = 24 * 3_600_000;
+const SEAL = webhookSealKey(TEST_SECRETS.keySealKey);
+
+const respondent = (id: string, minute: number, answers: Record<string, unknown> = {}) => ({
+  id,
+  submittedAt: new Date(Date.UTC(2026, 10, 1, 0, minute)).toISOString(),
+  attendanceStatus: 'YES' as const,
+  answers,
+});
+
+class KeptMail implements Mailer {
+  readonly sent: MailMessage[] = [];
+  async send(message: MailMessage) {
+    this.sent.push(message);
+  }
+  close() {}
+}
+
+/** A store, a clock at the real time (signatures are checked against it), a receiver, a worker. */
+async function setUp(engine: (typeof ENGINES)[number]) {
+  const store = await createTestStore(engine);
+  const clock = new ManualClock(Date.now());
+  const receiver = await TestReceiver.start();
+  const mail = new KeptMail();
+  await seedCampaign(store, clock, {
+    id: 'nikah',
+    fields: [
+      { key: 'nama', type: 'TEXT' },
+      { key: 'menu', type: 'RADIO' },
+    ],
+    respondents: ['r1', 'r2', 'r3'].map((id, n) =>
+      respondent(id, n, { nama: `Tamu ${id}`, menu: 'Sate' }),
+    ),
+  });
+  await seedCampaign(store, clock, { id: 'lain', respondents: [respondent('x1', 1)] });
+  const key = await createTestKey(store, clock, [{ campaignId: 'nikah', fields: ['menu'] }], {
+    expiresAt: clock.now() + 365 * DAY,
+  });
+  const settings: EndpointSettings = {
+    store,
+    clock,
+    sealKey: SEAL,
+    allowPrivateNetworks: true,
+    actor: 'operator',
+  };
+  const { endpoint, secret } = await addEndpoint(settings, { keyId: key.id, url: receiver.url });
+  const worker = new DeliveryWorker({
+    store,
+    clock,
+    sealKey: SEAL,
+    sender: {
+      resolve: () => Promise.reject(new Error('tests resolve no names')),
+      allowPrivateNetworks: true,
+      timeoutMs: 2_000,
+    },
+    random: () => 0.5,
+    mailer: mail,
+  });
+  return { store, clock, receiver, mail, key, settings, endpoint, secret, worker };
+}
+
+type World = Awaited<ReturnType<typeof setUp>>;
+
+async function deliveriesOf(store: Store) {
+  return store.db.selectFrom('webhook_deliveries').selectAll().orderBy('created_at').execute();
+}
+
+describe.each(ENGINES)('change notifications on %s', (engine) => {
+  let w: World;
+  beforeAll(async () => {
+    w = await setUp(engine);
+  });
+  afterAll(async () => {
+    await w.receiver.close();
+    await w.store.close();
+  });
+  afterEach(() => {
+    w.receiver.received.length = 0;
+    w.receiver.answer = () => 204;
+  });
+
+  it('sends a signed respondents.changed for an import, with counts and no answer', async () => {
+    await importDocument(w.store, w.clock, {
+      respondents: [
+        respondent('r4', 10, { nama: 'Rahasia Sekali', menu: 'Soto' }),
+        respondent('r1', 11, { nama: 'Tamu r1', menu: 'Soto' }),
+        { id: 'r2', deleted: true },
+      ].map((row) => ({ ...row, campaignId: 'nikah' })),
+    });
+    expect(await w.worker.runOnce()).toBe(2);
+    const got = w.receiver.received.find((one) => one.body.includes('"respondents.changed"'));
+    if (!got) throw new Error('nothing received');
+    // An independent verifier: the specification's own package, over the raw body.
+    const verified = new Webhook(w.secret).verify(got.body, got.headers as Record<string, string>);
+    expect(verified).toEqual({
+      type: 'respondents.changed',
+      timestamp: new Date(w.clock.now()).toISOString(),
+      data: {
+        campaignId: 'nikah',
+        changed: 2,
+        removed: 1,
+        since: new Date(Date.UTC(2026, 10, 1, 0, 10) - 1).toISOString(),
+      },
+    });
+    expect(got.headers['webhook-id']).toMatch(/^msg_/);
+    expect(w.receiver.events().find((event) => event.type === 'respondents.removed')?.data).toEqual(
+      {
+        campaignId: 'nikah',
+        removedAt: new Date(w.clock.now()).toISOString(),
+        ids: ['r2'],
+      },
+    );
+    for (const one of w.receiver.received) {
+      expect(one.body).not.toContain('Rahasia');
+      expect(one.body).not.toContain('Soto');
+    }
+    // No second send of a delivered one.
+    expect(await w.worker.runOnce()).toBe(0);
+  });
+
+  it('refuses a signature made with another secret, and one past its 5 minutes', async () => {
+    await sendTestEvent(w.settings, w.endpoint.id);
+    await w.worker.runOnce();
+    const [got] = w.receiver.received;
+    if (!got) throw new Error('nothing received');
+    const other = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+    expect(() =>
+      new Webhook(other).verify(got.body, got.headers as Record<string, string>),
+    ).toThrow();
+    const stale = { ...(got.headers as Record<string, string>) };
+    stale['webhook-timestamp'] = String(Math.floor(Date.now() / 1000) - 6 * 60);
+    expect(() => new Webhook(w.secret).verify(got.body, stale)).toThrow();
+    expect(JSON.parse(got.body)).toMatchObject({
+      type: 'webhook.test',
+      data: { endpointId: w.endpoint.id },
+    });
+  });
+
+  it('signs with both secrets for a day after a rotation', async () => {
+    const rotated = await rotateSecret(w.settings, w.endpoint.id);
+    await sendTestEvent(w.settings, w.endpoint.id);
+    await w.worker.runOnce();
+    const [got] = w.receiver.received;
+    if (!got) throw new Error('nothing received');
+    const headers = got.headers as Record<string, string>;
+    expect(headers['webhook-signature']?.split(' ')).toHaveLength(2);
+    expect(new Webhook(w.secret).verify(got.body, headers)).toBeTruthy();
+    expect(new Webhook(rotated.secret).verify(got.body, headers)).toBeTruthy();
+    w.secret = rotated.secret;
+  });
+
+  it('sends the removed ids in chunks of at most 1,000 under 20 kB', async () => {
+    const long = (n: number) => `${'p'.repeat(120)}-${String(n).padStart(5, '0')}`;
+    const ids = Array.from({ length: 1_300 }, (_, n) =>
+      n < 1_000 ? `bulk-${String(n).padStart(4, '0')}` : long(n),
+    );
+    await importDocument(w.store, w.clock, {
+      respondents: ids.map((id, n) => ({ ...respondent(id, 100 + (n % 50)), campaignId: 'nikah' })),
+    });
+    await w.worker.runOnce();
+    w.receiver.received.length = 0;
+    w.clock.advance(1_000);
+    await importDocument(w.store, w.clock, {
+      respondents: ids.map((id) => ({ id, deleted: true })),
+    });
+    while ((await w.worker.runOnce()) > 0) {}
+    const removed = w.receiver.events().filter((event) => event.type === 'respondents.removed');
+    const sent = removed.flatMap((event) => event.data.ids as string[]);
+    expect(sent.sort()).toEqual([...ids].sort());
+    for (const event of removed) {
+      expect((event.data.ids as string[]).length).toBeLessThanOrEqual(1_000);
+      expect(event.data.removedAt).toBe(new Date(w.clock.now()).toISOString());
+    }
+    for (const got of w.receiver.received) expect(Buffer.byteLength(got.body)).toBeLessThan(20_000);
+    expect(removed.length).toBeGreaterThanOrEqual(3);
+    const changed = w.receiver.events().find((event) => event.type === 'respondents.changed');
+    expect(changed?.data).toMatchObject({ campaignId: 'nikah', changed: 0, removed: 1_300 });
+  });
+
+  it('writes nothing to the outbox for an import that fails', async () => {
+    const before = (await deliveriesOf(w.store)).length;
+    await expect(
+      importDocument(w.store, w.clock, {
+        respondents: [
+          { ...respondent('ok1', 1), campaignId: 'nikah' },
+          { ...respondent('bad', 2), campaignId: 'no-such-campaign' },
+        ],
+      }),
+    ).rejects.toThrow(/no-such-campaign/);
+    expect(await deliveriesOf(w.store)).toHaveLength(before);
+    expect(await w.worker.runOnce()).toBe(0);
+  });
+
+  it('reports an erasure, and tells nothing of campaigns outside the key', async () => {
+    await eraseRespondents(w.store, w.clock, [{ campaignId: 'nikah', id: 'r3' }], 'ids');
+    await importDocument(w.store, w.clock, {
+      respondents: [{ ...respondent('x2', 5), campaignId: 'lain' }],
+    });
+    await w.worker.runOnce();
+    expect(w.receiver.events().map((event) => [event.type, event.data.campaignId])).toEqual(
+      expect.arrayContaining([
+        ['respondents.changed', 'nikah'],
+        ['respondents.removed', 'nikah'],
+      ]),
+    );
+    expect(w.receiver.events().some((event) => event.data.campaignId === 'lain')).toBe(false);
+  });
+
+  it('tells of campaign changes, and of scope changes', async () => {
+    await importDocument(w.store, w.clock, {
+      campaigns: [
+        {
+          id: 'nikah',
+          slug: 'nikah',
+          title: 'Pernikahan Baru',
+          eventDate: null,
+          location: null,
+          fields: [
+            { key: 'nama', label: 'nama', type: 'TEXT' },
+            { key: 'menu', label: 'menu', type: 'RADIO' },
+          ],
+        },
+      ],
+    });
+    await w.worker.runOnce();
+    expect(w.receiver.events()).toMatchObject([
+      { type: 'campaign.updated', data: { campaignId: 'nikah', changed: ['title'] } },
+    ]);
+    w.receiver.received.length = 0;
+    await replaceKeyScope(w.store, w.clock, w.key.id, [
+      { campaignId: 'nikah', fields: ['menu'] },
+      { campaignId: 'lain', fields: [] },
+    ]);
+    await w.worker.runOnce();
+    expect(w.receiver.events()).toMatchObject([
+      { type: 'campaign.added', data: { campaignId: 'lain' } },
+    ]);
+  });
+
+  it('does not send an event about a campaign that left the key before delivery', async () => {
+    await importDocument(w.store, w.clock, {
+      respondents: [{ ...respondent('x3', 6), campaignId: 'lain' }],
+    });
+    await replaceKeyScope(w.store, w.clock, w.key.id, [{ campaignId: 'nikah', fields: ['menu'] }]);
+    await w.worker.runOnce();
+    expect(w.receiver.events()).toEqual([
+      expect.objectContaining({
+        type: 'campaign.removed',
+        data: { campaignId: 'lain', reason: 'out_of_scope' },
+      }),
+    ]);
+    const skipped = (await listDeliveries(w.settings, w.endpoint.id)).filter(
+      (delivery) => delivery.state === 'skipped',
+    );
+    expect(skipped.map((delivery) => [delivery.event, delivery.campaignId])).toEqual([
+      ['respondents.changed', 'lain'],
+    ]);
+  });
+
+  it('treats a redirect as a failure and never follows it', async () => {
+    let redirected = 0;
+    w.receiver.answer = (request) => {
+      if (request.path === '/elsewhere') redirected += 1;
+      return { status: 302, headers: { location: '/elsewhere' } };
+    };
+    const id = await sendTestEvent(w.settings, w.endpoint.id);
+    await w.worker.runOnce();
+    expect(redirected).toBe(0);
+    const [delivery] = (await listDeliveries(w.settings, w.endpoint.id)).filter((d) => d.id === id);
+    expect(delivery).toMatchObject({ state: 'pending', attempts: 1, lastStatus: 302 });
+    // Not to be retried by the next test's worker runs.
+    await w.store.db.deleteFrom('webhook_deliveries').where('id', '=', id).execute();
+  });
+
+  it('retries on the schedule with one message id, then gives up after 10 tries', async () => {
+    w.receiver.answer = () => 503;
+    const id = await sendTestEvent(w.settings, w.endpoint.id);
+    const start = w.clock.now();
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      expect(await w.worker.runOnce()).toBe(1);
+      const row = await w.store.db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      expect(Number(row.attempts)).toBe(attempt);
+      const delay = RETRY_DELAYS_MS[attempt - 1];
+      if (delay === undefined) {
+        expect(row.state).toBe('failed');
+        break;
+      }
+      // random() = 0.5: the middle of the jitter, the schedule's own delay.
+      expect(Number(row.next_attempt_at) - w.clock.now()).toBe(delay);
+      w.clock.advance(delay - 1);
+      expect(await w.worker.runOnce()).toBe(0);
+      w.clock.advance(1);
+    }
+    expect(new Set(w.receiver.received.map((got) => got.headers['webhook-id']))).toEqual(
+      new Set([id]),
+    );
+    expect(w.receiver.received).toHaveLength(MAX_ATTEMPTS);
+    expect(w.clock.now() - start).toBe(RETRY_DELAYS_MS.reduce((sum, delay) => sum + delay, 0));
+    // Redelivered by hand: the same id again, and it now succeeds.
+    w.receiver.answer = () => 200;
+    expect(await redeliver(w.settings, w.endpoint.id, { failedSince: start })).toBe(1);
+    await w.worker.runOnce();
+    expect(w.receiver.received.at(-1)?.headers['webhook-id']).toBe(id);
+  });
+
+  it('disables an endpoint failing for 5 days, mails its holder, and resumes on enable', async () => {
+    w.receiver.answer = () => 500;
+    await sendTestEvent(w.settings, w.endpoint.id);
+    await w.worker.runOnce();
+    w.clock.advance(5 * DAY);
+    await sendTestEvent(w.settings, w.endpoint.id);
+    await w.worker.runOnce();
+    const endpoint = await w.store.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', w.endpoint.id)
+      .executeTakeFirstOrThrow();
+    expect(endpoint.disabled_reason).toBe('failing');
+    expect(w.mail.sent.at(-1)).toMatchObject({ to: w.key.account.email });
+    expect(w.mail.sent.at(-1)?.text).toContain(w.receiver.url);
+    // Events while disabled wait.
+    w.receiver.answer = () => 204;
+    w.receiver.received.length = 0;
+    await importDocument(w.store, w.clock, {
+      respondents: [{ ...respondent('r9', 30), campaignId: 'nikah' }],
+    });
+    w.clock.advance(DAY);
+    expect(await w.worker.runOnce()).toBe(0);
+    await enableEndpoint(w.settings, w.endpoint.id);
+    while ((await w.worker.runOnce()) > 0) {}
+    expect(
+      w.receiver
+        .events()
+        .map((event) => event.type)
+        .sort(),
+    ).toEqual(['respondents.changed', 'webhook.test', 'webhook.test']);
+  });
+
+  it('disables an endpoint at once on 410 Gone', async () => {
+    w.receiver.answer = () => 410;
+    await sendTestEvent(w.settings, w.endpoint.id);
+    await w.worker.runOnce();
+    const endpoint = await w.store.db
+      .selectFrom('webhook_endpoints')
+      .select(['disabled_reason'])
+      .where('id', '=', w.endpoint.id)
+      .executeTakeFirstOrThrow();
+    expect(endpoint.disabled_reason).toBe('gone');
+    w.receiver.answer = () => 204;
+    await enableEndpoint(w.settings, w.endpoint.id);
+    await w.worker.runOnce();
+  });
+
+  it('tells of a key about to expire, once for 7 days and once for 1', async () => {
+    const expiring = await createTestKey(w.store, w.clock, [{ campaignId: 'nikah', fields: [] }], {
+      expiresAt: w.clock.now() + 6 * DAY,
+    });
+    await addEndpoint(w.settings, { keyId: expiring.id, url: `${w.receiver.url}/expiring` });
+    expect(await noticeExpiringKeys(w.store.db, w.clock.now())).toBe(1);
+    expect(await noticeExpiringKeys(w.store.db, w.clock.now())).toBe(0);
+    w.clock.advance(5 * DAY + 1);
+    expect(await noticeExpiringKeys(w.store.db, w.clock.now())).toBe(1);
+    await w.worker.runOnce();
+    const notices = w.receiver.events().filter((event) => event.type === 'key.expiring');
+    expect(notices.map((event) => event.data.daysLeft).sort()).toEqual([1, 6]);
+    expect(notices.map((event) => event.data.keyId)).toEqual([expiring.id, expiring.id]);
+  });
+
+  it('sends nothing once the key is revoked', async () => {
+    await sendTestEvent(w.settings, w.endpoint.id);
+    await revokeKey(w.store, w.clock, w.key.id);
+    await w.worker.runOnce();
+    expect(w.receiver.received).toHaveLength(0);
+  });
+});
+
+describe('two serving processes on one PostgreSQL', () => {
+  it('deliver each attempt once', async () => {
+    const w = await setUp('postgres');
+    const second = await openTestStore(w.store.url);
+    try {
+      const workers = [w.store, second].map(
+        (store) =>
+          new DeliveryWorker({
+            store,
+            clock: w.clock,
+            sealKey: SEAL,
+            sender: {
+              resolve: () => Promise.reject(new Error('no')),
+              allowPrivateNetworks: true,
+              timeoutMs: 2_000,
+            },
+            concurrency: 8,
+          }),
+      );
+      for (let n = 0; n < 60; n++) await sendTestEvent(w.settings, w.endpoint.id);
+      w.receiver.answer = () => 204;
+      for (let round = 0; round < 20; round++) {
+        const started = await Promise.all(workers.map((worker) => worker.runOnce()));
+        if (started.every((count) => count === 0)) break;
+      }
+      const ids = w.receiver.received.map((got) => got.headers['webhook-id']);
+      expect(ids).toHaveLength(60);
+      expect(new Set(ids).size).toBe(60);
+    } finally {
+      await second.close();
+      await w.receiver.close();
+      await w.store.close();
+    }
+  });
+});
