@@ -97,6 +97,31 @@ export class HadirClient {
   }
 
   /**
+   * The summary, unless it is the same as when it answered `etag`: a conditional request, which
+   * the rate limit does not count when it is answered 304. Any change to the campaign's rows
+   * (added, edited or removed) changes its summary's ETag: a cheap way to ask "anything new?".
+   */
+  async summaryIfChanged(
+    campaignId: string,
+    etag: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<{ summary: Summary; etag: string | undefined } | 'unchanged'> {
+    let seen: string | undefined;
+    const summary = await this.#get<Summary | undefined>(
+      `/campaigns/${encodeURIComponent(campaignId)}/summary`,
+      {},
+      signal,
+      {
+        etag,
+        seen: (value) => {
+          seen = value;
+        },
+      },
+    );
+    return summary === undefined ? 'unchanged' : { summary, etag: seen };
+  }
+
+  /**
    * Every page of respondents in server order, never re-sorted. With a server that offers
    * `meta.nextCursor` it follows the cursor; otherwise it pages until `page >= totalPages`, read
    * fresh from each answer, and repeats the pass when the ids received do not cover `meta.total`.
@@ -178,7 +203,12 @@ export class HadirClient {
     for await (const page of this.respondentPages(campaignId, options)) yield* page.data;
   }
 
-  async #get<T>(path: string, query: Record<string, string>, signal?: AbortSignal): Promise<T> {
+  async #get<T>(
+    path: string,
+    query: Record<string, string>,
+    signal?: AbortSignal,
+    conditional?: { etag: string | undefined; seen: (etag: string | undefined) => void },
+  ): Promise<T> {
     const url = new URL(`${this.#options.baseUrl.replace(/\/+$/, '')}${PREFIX}${path}`);
     for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
     const abort = signal ?? this.#options.signal;
@@ -190,7 +220,11 @@ export class HadirClient {
       let response: Response;
       try {
         response = await this.#fetch(url, {
-          headers: { authorization: `Bearer ${this.#options.apiKey}`, accept: 'application/json' },
+          headers: {
+            authorization: `Bearer ${this.#options.apiKey}`,
+            accept: 'application/json',
+            ...(conditional?.etag ? { 'if-none-match': conditional.etag } : {}),
+          },
           ...(abort ? { signal: abort } : {}),
         });
       } catch (error) {
@@ -200,7 +234,11 @@ export class HadirClient {
         await this.#backoff(url, ++failures, `network error: ${failure.why}`, abort);
         continue;
       }
-      if (response.ok) return (await response.json()) as T;
+      if (conditional && response.status === 304) return undefined as T;
+      if (response.ok) {
+        conditional?.seen(response.headers.get('etag') ?? undefined);
+        return (await response.json()) as T;
+      }
 
       const requestId = response.headers.get('x-request-id') ?? undefined;
       if (response.status === 429 && waits < maxWaits) {

@@ -19,3 +19,10 @@ export type {
   RespondentsPage,
   Summary,
 } from './types.js';
+export {
+  type HadirEvent,
+  type HadirEventType,
+  HadirWebhookError,
+  verifyWebhook,
+  type WebhookHeaders,
+} from './webhooks.js';

@@ -5,6 +5,7 @@ import { campaignFile, type ExportFormat, exportRows } from './export.js';
 import { Mirror } from './mirror.js';
 import { plural, progressReporter } from './progress.js';
 import { runSync, type SyncOptions } from './sync.js';
+import { SyncWatcher } from './watch.js';
 
 const USAGE = `usage: hadir-sync --base-url URL [--api-key-env HADIR_API_KEY | --api-key-file PATH]
                   [--campaign ID ... | --all] --to sqlite:./mirror.sqlite|postgres://...
@@ -23,7 +24,19 @@ its owner only: CSV has id, the submitted time in Asia/Jakarta (--time-zone UTC 
 attendance, and one column per field headed by its question (--headers keys for field keys),
 one file per campaign when several are exported (FILE-CAMPAIGN.csv); removed rows only with
 --include-removed. The key is read from the environment variable or the file, never from a
-flag, and never printed.`;
+flag, and never printed.
+
+       hadir-sync watch --base-url URL [--api-key-env HADIR_API_KEY | --api-key-file PATH]
+                  [--campaign ID ... | --all] --to sqlite:./mirror.sqlite|postgres://...
+                  [--listen 127.0.0.1:8787] [--webhook-secret-env HADIR_WEBHOOK_SECRET]
+                  [--poll-every 5m] [--look-back 5m]
+
+Keeps the mirror fresh: syncs once, then listens for Hadir's signed notifications at --listen
+and runs an incremental sync (removals included) of each campaign named, gathering bursts and
+never running two syncs at once. The endpoint's secret is read from the environment variable
+(two, space-separated, during a rotation); a notification that does not verify is refused. A
+safety poll asks each campaign's summary conditionally (free of the rate limit) every
+--poll-every and syncs what changed. Without a secret it only polls. Stop with Ctrl+C.`;
 
 function parseDuration(text: string): number {
   const match = /^(\d+)([smhd])$/.exec(text);
@@ -137,7 +150,96 @@ async function exportCommand(
   }
 }
 
+function parseListen(text: string): { host: string; port: number } {
+  const match = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(text);
+  const port = Number(match?.[2]);
+  if (!match || !Number.isInteger(port) || port > 65_535) {
+    throw new Error(`--listen takes HOST:PORT, like 127.0.0.1:8787, got '${text}'`);
+  }
+  return { host: (match[1] as string).replace(/^\[|\]$/g, ''), port };
+}
+
+async function watchCommand(argv: string[]): Promise<number> {
+  let values: ReturnType<typeof parseArgs>['values'];
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        'base-url': { type: 'string' },
+        'api-key-env': { type: 'string', default: 'HADIR_API_KEY' },
+        'api-key-file': { type: 'string' },
+        campaign: { type: 'string', multiple: true },
+        all: { type: 'boolean' },
+        to: { type: 'string' },
+        listen: { type: 'string', default: '127.0.0.1:8787' },
+        'webhook-secret-env': { type: 'string', default: 'HADIR_WEBHOOK_SECRET' },
+        'poll-every': { type: 'string', default: '5m' },
+        'look-back': { type: 'string', default: '5m' },
+        limit: { type: 'string', default: '200' },
+        help: { type: 'boolean' },
+      },
+    }));
+  } catch (error) {
+    process.stderr.write(`hadir-sync watch: ${(error as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const baseUrl = values['base-url'] as string | undefined;
+  try {
+    const to = values.to as string | undefined;
+    if (!to) throw new Error('--to is required');
+    if (!baseUrl) throw new Error('--base-url is required');
+    const campaigns = (values.campaign as string[] | undefined) ?? [];
+    if (campaigns.length === 0 && !values.all)
+      throw new Error('name campaigns with --campaign ID, or pass --all');
+    const listen = parseListen(values.listen as string);
+    const secretEnv = values['webhook-secret-env'] as string;
+    const secrets = (process.env[secretEnv] ?? '').split(/[\s,]+/).filter((s) => s !== '');
+    const pollIntervalMs = parseDuration(values['poll-every'] as string);
+    const mirror = await Mirror.open(to);
+    const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+    const watcher = new SyncWatcher(
+      {
+        sync: {
+          baseUrl,
+          apiKey: readKey(
+            values['api-key-env'] as string,
+            values['api-key-file'] as string | undefined,
+          ),
+          campaigns,
+          lookBackMs: parseDuration(values['look-back'] as string),
+          limit: Number(values.limit),
+        },
+        listen,
+        secrets,
+        pollIntervalMs,
+      },
+      { mirror, log },
+    );
+    const { url } = await watcher.start();
+    process.stdout.write(
+      url
+        ? `watching: notifications at ${url}, a safety poll every ${values['poll-every']}\n`
+        : `watching by polling every ${values['poll-every']} (no secret in ${secretEnv}: notifications are not received)\n`,
+    );
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await watcher.stop();
+    await mirror.close();
+    return 0;
+  } catch (error) {
+    process.stderr.write(`hadir-sync watch: ${explain(error, baseUrl)}\n`);
+    return 1;
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'watch') return watchCommand(argv.slice(1));
   let values: ReturnType<typeof parseArgs>['values'];
   let positionals: string[];
   try {

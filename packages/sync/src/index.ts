@@ -1,3 +1,4 @@
 export { campaignFile, type ExportFormat, exportRows, type RowSource } from './export.js';
 export { type Checkpoint, Mirror, type MirrorRow, type PassMode } from './mirror.js';
 export { type CampaignResult, runSync, type SyncOptions, type SyncProgress } from './sync.js';
+export { SyncWatcher, type WatchDeps, type WatchOptions } from './watch.js';

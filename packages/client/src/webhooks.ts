@@ -1,0 +1,89 @@
+import { Webhook } from 'standardwebhooks';
+
+/** The events Hadir sends: ids, counts and times, never an answer (read those with the key). */
+export type HadirEvent =
+  | Envelope<
+      'respondents.changed',
+      {
+        campaignId: string;
+        /** Rows added or changed. */
+        changed: number;
+        removed: number;
+        /** Pass as `since` to read every row the change wrote. */
+        since: string;
+      }
+    >
+  | Envelope<'respondents.removed', { campaignId: string; removedAt: string; ids: string[] }>
+  | Envelope<
+      'campaign.updated',
+      {
+        campaignId: string;
+        changed: Array<'title' | 'eventDate' | 'location' | 'slug' | 'fields'>;
+      }
+    >
+  | Envelope<'campaign.removed', { campaignId: string; reason: 'deleted' | 'out_of_scope' }>
+  | Envelope<'campaign.added', { campaignId: string }>
+  | Envelope<'key.expiring', { keyId: string; expiresAt: string; daysLeft: number }>
+  | Envelope<'webhook.test', { endpointId: string }>;
+
+interface Envelope<T extends string, D> {
+  type: T;
+  timestamp: string;
+  data: D;
+}
+
+export type HadirEventType = HadirEvent['type'];
+
+/** A notification that is not Hadir's, was changed on the way, or is too old to trust. */
+export class HadirWebhookError extends Error {
+  constructor(message: string, options?: { cause: unknown }) {
+    super(message, options);
+    this.name = 'HadirWebhookError';
+  }
+}
+
+/** Request headers as Node's `http`, Express, Fastify or the Fetch API give them. */
+export type WebhookHeaders = Headers | Record<string, string | readonly string[] | undefined>;
+
+function headerOf(headers: WebhookHeaders, name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function') {
+    return (headers as Headers).get(name) ?? undefined;
+  }
+  const record = headers as Record<string, string | readonly string[] | undefined>;
+  const value =
+    record[name] ?? Object.entries(record).find(([key]) => key.toLowerCase() === name)?.[1];
+  return Array.isArray(value) ? value.join(' ') : (value as string | undefined);
+}
+
+/**
+ * Verifies a notification over its raw body (as received: parse it after, never before) and
+ * returns its event. Every signature in the header is tried against each secret given (during a
+ * rotation, both), and the timestamp must be within 5 minutes of now. Throws HadirWebhookError
+ * otherwise.
+ */
+export function verifyWebhook(input: {
+  secret: string | readonly string[];
+  headers: WebhookHeaders;
+  body: string | Uint8Array;
+}): HadirEvent {
+  const headers: Record<string, string> = {};
+  for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
+    const value = headerOf(input.headers, name);
+    if (value === undefined) throw new HadirWebhookError(`the ${name} header is missing`);
+    headers[name] = value;
+  }
+  const body = typeof input.body === 'string' ? input.body : new TextDecoder().decode(input.body);
+  const secrets = typeof input.secret === 'string' ? [input.secret] : input.secret;
+  let failure: unknown;
+  for (const secret of secrets) {
+    try {
+      return new Webhook(secret).verify(body, headers) as HadirEvent;
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw new HadirWebhookError(
+    `the notification could not be verified: ${(failure as Error | undefined)?.message ?? 'no secret given'}`,
+    { cause: failure },
+  );
+}

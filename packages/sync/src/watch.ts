@@ -1,0 +1,194 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  HadirClient,
+  type HadirClientOptions,
+  type HadirEvent,
+  verifyWebhook,
+} from '@hadir/client';
+import type { Mirror } from './mirror.js';
+import { type CampaignResult, runSync, type SyncOptions } from './sync.js';
+
+export interface WatchOptions {
+  sync: Omit<SyncOptions, 'full' | 'restart'>;
+  /** Where notifications are received; nothing listens without secrets. */
+  listen: { host: string; port: number };
+  /** The endpoint's signing secrets (two during a rotation); none: poll only. */
+  secrets: readonly string[];
+  /** The safety poll: each campaign's summary is asked for, conditionally, this often. */
+  pollIntervalMs: number;
+  /** Notifications of one burst are gathered this long into one sync. */
+  gatherMs?: number;
+}
+
+export interface WatchDeps {
+  mirror: Mirror;
+  client?: Partial<HadirClientOptions>;
+  log: (line: string) => void;
+  onSynced?: (results: CampaignResult[]) => void;
+}
+
+/** Bodies larger than this are not Hadir's (its notifications stay under 20 kB). */
+const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * Keeps a mirror fresh: listens for signed notifications and runs an incremental sync (removals
+ * included) of each campaign named, gathering bursts and never running two syncs at once; a safety
+ * poll with conditional requests (free of the rate limit) catches a lost notification.
+ */
+export class SyncWatcher {
+  readonly #options: WatchOptions;
+  readonly #deps: WatchDeps;
+  readonly #client: HadirClient;
+  readonly #pending = new Set<string>();
+  readonly #etags = new Map<string, string | undefined>();
+  #draining: Promise<void> | undefined;
+  #server: Server | undefined;
+  #poll: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(options: WatchOptions, deps: WatchDeps) {
+    this.#options = options;
+    this.#deps = deps;
+    this.#client = new HadirClient({
+      baseUrl: options.sync.baseUrl,
+      apiKey: options.sync.apiKey,
+      ...deps.client,
+    });
+  }
+
+  /** Brings the mirror up to date, then listens and polls; returns where it listens. */
+  async start(): Promise<{ url: string | undefined }> {
+    await this.#sync(this.#options.sync.campaigns);
+    let url: string | undefined;
+    if (this.#options.secrets.length > 0) {
+      this.#server = createServer((request, response) => {
+        this.#receive(request).then(
+          ({ status, message }) => response.writeHead(status).end(message),
+          () => response.writeHead(500).end(),
+        );
+      });
+      const { host, port } = this.#options.listen;
+      await new Promise<void>((resolve, reject) => {
+        this.#server?.once('error', reject);
+        this.#server?.listen(port, host, resolve);
+      });
+      const address = this.#server.address() as AddressInfo;
+      url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}/`;
+    }
+    this.#schedulePoll();
+    return { url };
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#poll);
+    if (this.#server) {
+      this.#server.closeAllConnections();
+      await new Promise((resolve) => this.#server?.close(resolve));
+    }
+    await this.#draining;
+  }
+
+  async #receive(request: IncomingMessage): Promise<{ status: number; message: string }> {
+    if (request.method !== 'POST') return { status: 405, message: 'POST notifications here' };
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of request) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) return { status: 413, message: 'too large' };
+      chunks.push(chunk as Buffer);
+    }
+    let event: HadirEvent;
+    try {
+      // The raw bytes as received: a parsed and rewritten body would not verify.
+      event = verifyWebhook({
+        secret: this.#options.secrets,
+        headers: request.headers,
+        body: Buffer.concat(chunks),
+      });
+    } catch (error) {
+      this.#deps.log(`refused a notification: ${(error as Error).message}`);
+      return { status: 401, message: 'not verified' };
+    }
+    this.#take(event);
+    return { status: 204, message: '' };
+  }
+
+  #take(event: HadirEvent): void {
+    if (event.type === 'webhook.test') {
+      this.#deps.log(`test notification from endpoint ${event.data.endpointId}`);
+      return;
+    }
+    if (event.type === 'key.expiring') {
+      this.#deps.log(`the API key expires ${event.data.expiresAt}: rotate it in the portal`);
+      return;
+    }
+    const watched = this.#options.sync.campaigns;
+    if (watched.length > 0 && !watched.includes(event.data.campaignId)) return;
+    this.#schedule(event.data.campaignId);
+  }
+
+  #schedule(campaignId: string): void {
+    this.#pending.add(campaignId);
+    if (this.#draining || this.#stopped) return;
+    this.#draining = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, this.#options.gatherMs ?? 200));
+      while (this.#pending.size > 0 && !this.#stopped) {
+        const campaigns = [...this.#pending];
+        this.#pending.clear();
+        await this.#sync(campaigns);
+      }
+    })().finally(() => {
+      this.#draining = undefined;
+    });
+  }
+
+  async #sync(campaigns: string[]): Promise<void> {
+    try {
+      const results = await runSync(
+        { ...this.#options.sync, campaigns, full: false },
+        { mirror: this.#deps.mirror, ...(this.#deps.client ? { client: this.#deps.client } : {}) },
+      );
+      for (const result of results) {
+        this.#deps.log(
+          `${result.campaignId}: ${result.rows} rows, ${result.removed} removed, watermark ${result.watermark ?? 'none'}`,
+        );
+      }
+      this.#deps.onSynced?.(results);
+    } catch (error) {
+      this.#deps.log(
+        `sync of ${campaigns.join(', ') || 'every campaign'} failed: ${(error as Error).message}; the next notification or poll tries again`,
+      );
+    }
+  }
+
+  #schedulePoll(): void {
+    if (this.#stopped) return;
+    this.#poll = setTimeout(() => {
+      this.#pollOnce().finally(() => this.#schedulePoll());
+    }, this.#options.pollIntervalMs);
+    this.#poll.unref();
+  }
+
+  /** Asks each campaign's summary, conditionally; a campaign whose summary changed is synced. */
+  async #pollOnce(): Promise<void> {
+    try {
+      const watched = this.#options.sync.campaigns;
+      const ids =
+        watched.length > 0
+          ? watched
+          : (await this.#client.campaigns()).map((campaign) => campaign.id);
+      for (const id of ids) {
+        const known = this.#etags.get(id);
+        const answer = await this.#client.summaryIfChanged(id, known);
+        if (answer === 'unchanged') continue;
+        // Changed since the last look (or first looked at): whatever changed is synced.
+        this.#etags.set(id, answer.etag);
+        this.#schedule(id);
+      }
+    } catch (error) {
+      this.#deps.log(`safety poll failed: ${(error as Error).message}`);
+    }
+  }
+}

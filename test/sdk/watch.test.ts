@@ -1,0 +1,157 @@
+import { mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HadirClient } from '../../packages/client/src/index.ts';
+import { Mirror, SyncWatcher } from '../../packages/sync/src/index.ts';
+import { importDocument } from '../../src/import/import.service.ts';
+import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts';
+import { addEndpoint } from '../../src/notifications/endpoints.service.ts';
+import { webhookSealKey } from '../../src/notifications/signing.ts';
+import { eraseRespondents } from '../../src/removals/erasure.service.ts';
+import { startTestApp, TEST_SECRETS, type TestApp } from '../helpers/app.ts';
+import { ManualClock } from '../helpers/clock.ts';
+import { createTestKey, seedCampaign } from '../helpers/factories.ts';
+import { until } from '../helpers/until.ts';
+
+const row = (id: string, day: number, menu: string) => ({
+  id,
+  campaignId: 'pesta',
+  submittedAt: new Date(Date.UTC(2026, 10, day)).toISOString(),
+  attendanceStatus: 'YES' as const,
+  answers: { menu, catatan: 'rahasia' },
+});
+
+describe('hadir-sync watch', () => {
+  let t: TestApp;
+  let watcher: SyncWatcher;
+  let mirror: Mirror;
+  let worker: DeliveryWorker;
+  let client: HadirClient;
+  const lines: string[] = [];
+  let syncs = 0;
+
+  beforeAll(async () => {
+    t = await startTestApp('sqlite', {
+      clock: new ManualClock(Date.now()),
+      rateLimitPerMinute: 100_000,
+    });
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    await seedCampaign(t.store, t.clock, {
+      id: 'pesta',
+      fields: [
+        { key: 'menu', type: 'RADIO' },
+        { key: 'catatan', type: 'TEXT' },
+      ],
+      respondents: [row('a1', 1, 'Sate'), row('a2', 2, 'Soto')],
+    });
+    const key = await createTestKey(t.store, t.clock, [{ campaignId: 'pesta', fields: ['menu'] }]);
+    client = new HadirClient({ baseUrl, apiKey: key.key });
+    mirror = await Mirror.open(
+      `sqlite:${join(mkdtempSync(join(tmpdir(), 'hadir-watch-')), 'mirror.sqlite')}`,
+    );
+    const settings = {
+      store: t.store,
+      clock: t.clock,
+      sealKey: webhookSealKey(TEST_SECRETS.keySealKey),
+      allowPrivateNetworks: true,
+      actor: 'operator',
+    };
+    // The endpoint's URL is known once the watcher listens: a placeholder first.
+    const { endpoint, secret } = await addEndpoint(settings, {
+      keyId: key.id,
+      url: 'http://127.0.0.1:9/',
+    });
+    watcher = new SyncWatcher(
+      {
+        sync: { baseUrl, apiKey: key.key, campaigns: [], lookBackMs: 0, limit: 200 },
+        listen: { host: '127.0.0.1', port: 0 },
+        secrets: [secret],
+        pollIntervalMs: 3_600_000,
+        gatherMs: 20,
+      },
+      { mirror, log: (line) => lines.push(line), onSynced: () => (syncs += 1) },
+    );
+    const { url } = await watcher.start();
+    await t.store.db
+      .updateTable('webhook_endpoints')
+      .set({ url: url as string })
+      .where('id', '=', endpoint.id)
+      .execute();
+    worker = new DeliveryWorker({
+      store: t.store,
+      clock: t.clock,
+      sealKey: settings.sealKey,
+      sender: {
+        resolve: () => Promise.reject(new Error('no')),
+        allowPrivateNetworks: true,
+        timeoutMs: 2_000,
+      },
+    });
+  });
+  afterAll(async () => {
+    await watcher.stop();
+    await mirror.close();
+    await t.close();
+  });
+
+  /** The server's rows as the key reads them, and the mirror's live rows. */
+  const served = async () => {
+    const rows = [];
+    for await (const one of client.respondents('pesta'))
+      rows.push(`${one.id}:${JSON.stringify(one.fields)}`);
+    return rows.sort();
+  };
+  const mirrored = async () => {
+    const rows = [];
+    for await (const one of mirror.rows(['pesta']))
+      rows.push(`${one.id}:${JSON.stringify(one.fields)}`);
+    return rows.sort();
+  };
+
+  it('mirrors at start, then follows imports and removals from notifications alone', async () => {
+    expect(await mirrored()).toEqual(await served());
+    const before = syncs;
+    await importDocument(t.store, t.clock, {
+      respondents: [row('a3', 3, 'Sate'), row('a1', 4, 'Soto'), { id: 'a2', deleted: true }],
+    });
+    await worker.runOnce();
+    await until(
+      async () => (await mirrored()).join() === (await served()).join(),
+      'the mirror to follow',
+    );
+    expect(await mirrored()).toEqual(['a1:{"menu":"Soto"}', 'a3:{"menu":"Sate"}']);
+    // One burst (changed and removed) became one sync, and no second ran beside it.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(syncs - before).toBe(1);
+
+    await eraseRespondents(t.store, t.clock, [{ campaignId: 'pesta', id: 'a3' }], 'ids');
+    await worker.runOnce();
+    await until(async () => (await mirrored()).length === 1, 'the erasure to reach the mirror');
+    expect(await mirrored()).toEqual(await served());
+  });
+
+  it('refuses a notification that does not verify', async () => {
+    const address = await t.store.db
+      .selectFrom('webhook_endpoints')
+      .select('url')
+      .executeTakeFirstOrThrow();
+    const answer = await fetch(address.url, {
+      method: 'POST',
+      headers: {
+        'webhook-id': 'msg_x',
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': 'v1,AAAA',
+      },
+      body: JSON.stringify({
+        type: 'respondents.changed',
+        timestamp: '',
+        data: { campaignId: 'pesta' },
+      }),
+    });
+    expect(answer.status).toBe(401);
+    expect(lines.some((line) => line.startsWith('refused a notification'))).toBe(true);
+  });
+});
