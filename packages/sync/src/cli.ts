@@ -159,18 +159,23 @@ function parseListen(text: string): { host: string; port: number } {
   return { host: (match[1] as string).replace(/^\[|\]$/g, ''), port };
 }
 
+/** The options of both the one-off sync and watch: where from, with which key, and where to. */
+const SOURCE_AND_MIRROR_OPTIONS = {
+  'base-url': { type: 'string' },
+  'api-key-env': { type: 'string', default: 'HADIR_API_KEY' },
+  'api-key-file': { type: 'string' },
+  campaign: { type: 'string', multiple: true },
+  all: { type: 'boolean' },
+  to: { type: 'string' },
+} as const;
+
 async function watchCommand(argv: string[]): Promise<number> {
   let values: ReturnType<typeof parseArgs>['values'];
   try {
     ({ values } = parseArgs({
       args: argv,
       options: {
-        'base-url': { type: 'string' },
-        'api-key-env': { type: 'string', default: 'HADIR_API_KEY' },
-        'api-key-file': { type: 'string' },
-        campaign: { type: 'string', multiple: true },
-        all: { type: 'boolean' },
-        to: { type: 'string' },
+        ...SOURCE_AND_MIRROR_OPTIONS,
         listen: { type: 'string', default: '127.0.0.1:8787' },
         'webhook-secret-env': { type: 'string', default: 'HADIR_WEBHOOK_SECRET' },
         'poll-every': { type: 'string', default: '5m' },
@@ -247,12 +252,7 @@ export async function main(argv: string[]): Promise<number> {
       args: argv,
       allowPositionals: true,
       options: {
-        'base-url': { type: 'string' },
-        'api-key-env': { type: 'string', default: 'HADIR_API_KEY' },
-        'api-key-file': { type: 'string' },
-        campaign: { type: 'string', multiple: true },
-        all: { type: 'boolean' },
-        to: { type: 'string' },
+        ...SOURCE_AND_MIRROR_OPTIONS,
         full: { type: 'boolean' },
         'look-back': { type: 'string', default: '5m' },
         limit: { type: 'string', default: '200' },
