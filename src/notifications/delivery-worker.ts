@@ -64,7 +64,7 @@ export class DeliveryWorker {
     this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.perEndpoint = options.perEndpoint ?? DEFAULT_PER_ENDPOINT;
     this.pollIntervalMs = options.pollIntervalMs ?? 250;
-    this.leaseMs = options.leaseMs ?? 60_000;
+    this.leaseMs = options.leaseMs ?? 30_000;
   }
 
   start(): void {
