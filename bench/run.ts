@@ -1,4 +1,4 @@
-// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync]
+// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications]
 // [--against REF]: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
 // cluster; loads every case (each right after a plain node:http ceiling); loads PostgreSQL's
 // first and deepest pages in turn with a conventional Fastify + pg server, and splits the CPU of
@@ -32,6 +32,7 @@ import { FULL_SYNC_ROWS, measureFullSync } from './full-sync.ts';
 import { type ImportRow, importFiles, measureImport } from './import.ts';
 import { CONNECTIONS, inTurn, type Load, load } from './load.ts';
 import { type MemoryRow, measureMemory } from './memory.ts';
+import { measureNotifications, type NotificationsRow } from './notifications.ts';
 import { measurePostgresPages, type PostgresPages } from './postgres-pages.ts';
 import { type ServerProcess, startCeiling, startHadir } from './processes.ts';
 import { measureRemovals, REMOVED, type RemovalsRow } from './removals.ts';
@@ -44,7 +45,10 @@ const RESULTS = join(ROOT, 'bench', 'results');
 
 const { values: args } = parseArgs({
   options: {
-    only: { type: 'string', default: 'cases,memory,ablation,compare,import,removals,fullsync' },
+    only: {
+      type: 'string',
+      default: 'cases,memory,ablation,compare,import,removals,fullsync,notifications',
+    },
     against: { type: 'string' },
   },
 });
@@ -225,6 +229,31 @@ async function main(): Promise<void> {
     parts.has('compare') && args.against
       ? prepareCheckout(ROOT, DATA, args.against, log)
       : undefined;
+  if (parts.has('notifications')) {
+    log('Notifications: an import of 10,000 rows over 20 campaigns, heard by 100 endpoints');
+    const cluster = await startPostgresCluster({ keepIn: join(DATA, 'postgres') });
+    try {
+      await recreateDatabase(cluster.url('postgres'), 'hadir_notify');
+      const sqlitePath = join(DATA, 'sqlite', 'notify.sqlite');
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${sqlitePath}${suffix}`, { force: true });
+      const rows: NotificationsRow[] = [];
+      for (const [engine, databaseUrl] of [
+        ['sqlite', `sqlite:${sqlitePath}`],
+        ['postgres', cluster.url('hadir_notify')],
+      ] as const) {
+        rows.push(await measureNotifications({ engine, databaseUrl, log }));
+      }
+      const day = new Date().toISOString().slice(0, 10);
+      writeFileSync(
+        join(RESULTS, `notifications-${day}.json`),
+        `${JSON.stringify({ goal: { p99Ms: 1000 }, rows }, null, 2)}\n`,
+      );
+    } finally {
+      await cluster.stop();
+    }
+    // Notifications alone need no seeded million rows.
+    if (parts.size === 1) return;
+  }
   log('Seeding (kept in bench/.data after the first run)');
   const sqliteUrl = `sqlite:${join(DATA, 'sqlite', 'bench.sqlite')}`;
   const keys = { sqlite: await prepare('sqlite', sqliteUrl), postgres: '' };

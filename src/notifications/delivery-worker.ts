@@ -10,10 +10,10 @@ import {
   noteEndpointFailure,
   noteEndpointSuccess,
   readableNow,
-  settleDelivery,
 } from './deliveries.repository.ts';
 import { eventBody } from './events.ts';
 import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from './retry-schedule.ts';
+import { SettleBatch } from './settle-batch.ts';
 import { openSecret, signatureHeader } from './signing.ts';
 import { postNotification, type SenderOptions, type SendOutcome } from './webhook-sender.ts';
 
@@ -39,8 +39,10 @@ export interface DeliveryWorkerOptions {
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'retrying' | 'skipped' | 'refused';
 
-export const DEFAULT_CONCURRENCY = 32;
+export const DEFAULT_CONCURRENCY = 64;
 export const DEFAULT_PER_ENDPOINT = 4;
+/** How often a steadily succeeding endpoint's last success is written. */
+const SUCCESS_NOTE_MS = 10_000;
 
 /**
  * Sends the outbox's deliveries: claims the due ones (several workers share them, see claim),
@@ -59,12 +61,16 @@ export class DeliveryWorker {
   private readonly perEndpoint: number;
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
+  /** When this worker last recorded each endpoint's success (see noteSuccess). */
+  private readonly successNoted = new Map<string, number>();
+  private readonly settlements: SettleBatch;
 
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.perEndpoint = options.perEndpoint ?? DEFAULT_PER_ENDPOINT;
-    this.pollIntervalMs = options.pollIntervalMs ?? 250;
+    this.pollIntervalMs = options.pollIntervalMs ?? 100;
     this.leaseMs = options.leaseMs ?? 30_000;
+    this.settlements = new SettleBatch(options.store.db);
   }
 
   start(): void {
@@ -165,8 +171,7 @@ export class DeliveryWorker {
     const { store, clock } = this.options;
     const unreadable = whyNotSent(delivery, readable);
     if (unreadable) {
-      await settleDelivery(
-        store.db,
+      await this.settlements.settle(
         delivery,
         { state: 'skipped', at: clock.now() },
         { status: null, error: unreadable, durationMs: 0 },
@@ -182,14 +187,13 @@ export class DeliveryWorker {
       durationMs: outcome.durationMs,
     };
     if (outcome.kind === 'delivered') {
-      await settleDelivery(store.db, delivery, { state: 'delivered', at }, attempt);
-      await noteEndpointSuccess(store.db, delivery.endpointId, at);
+      await this.settlements.settle(delivery, { state: 'delivered', at }, attempt);
+      await this.noteSuccess(delivery, at);
       this.options.onOutcome?.('delivered');
       return;
     }
     const next = nextAttemptAt(delivery.attempts, at, this.options.random);
-    await settleDelivery(
-      store.db,
+    await this.settlements.settle(
       delivery,
       next === undefined ? { state: 'failed', at } : { state: 'pending', nextAttemptAt: next },
       attempt,
@@ -203,6 +207,18 @@ export class DeliveryWorker {
     } else if (at - failingSince >= DISABLE_AFTER_FAILING_MS) {
       await this.disable(delivery, at, 'failing');
     }
+  }
+
+  /**
+   * Records a success on the endpoint: at once when it was failing (that clock must stop), else
+   * at most every SUCCESS_NOTE_MS, so a burst of deliveries does not write the endpoint's row
+   * for each.
+   */
+  private async noteSuccess(delivery: DeliveryToSend, at: number): Promise<void> {
+    const last = this.successNoted.get(delivery.endpointId);
+    if (delivery.failingSince === null && last !== undefined && at - last < SUCCESS_NOTE_MS) return;
+    this.successNoted.set(delivery.endpointId, at);
+    await noteEndpointSuccess(this.options.store.db, delivery.endpointId, at);
   }
 
   private post(delivery: DeliveryToSend): Promise<SendOutcome> {
