@@ -131,21 +131,18 @@ export async function addEndpoint(
   return { endpoint: await getEndpoint(settings, id), secret };
 }
 
-export async function listEndpoints(
-  settings: Pick<EndpointSettings, 'store'>,
-  keyId?: string,
-): Promise<EndpointView[]> {
-  let query = settings.store.db.selectFrom('webhook_endpoints').selectAll().orderBy('created_at');
-  if (keyId !== undefined) {
-    const key = await settings.store.db
-      .selectFrom('api_keys')
-      .select('lineage_id')
-      .where('id', '=', keyId)
-      .executeTakeFirst();
-    if (!key) throw new DomainError('not_found', `no key with id ${keyId}`);
-    query = query.where('lineage_id', '=', key.lineage_id);
-  }
-  return (await query.execute()).map((row) => ({
+type EndpointRow = Awaited<ReturnType<typeof selectEndpoints>>[number];
+
+function selectEndpoints(store: Store, where: { id?: string; lineageId?: string } = {}) {
+  let query = store.db.selectFrom('webhook_endpoints').selectAll().orderBy('created_at');
+  if (where.id !== undefined) query = query.where('id', '=', where.id);
+  if (where.lineageId !== undefined) query = query.where('lineage_id', '=', where.lineageId);
+  return query.execute();
+}
+
+/** An endpoint as the CLI and the portal show it: never its secret. */
+function viewOf(row: EndpointRow): EndpointView {
+  return {
     id: row.id,
     keyId: row.lineage_id,
     url: row.url,
@@ -156,16 +153,30 @@ export async function listEndpoints(
     lastSuccessAt: iso(row.last_success_at),
     failingSince: iso(row.failing_since),
     previousSecretUntil: iso(row.previous_secret_until),
-  }));
+  };
+}
+
+export async function listEndpoints(
+  settings: Pick<EndpointSettings, 'store'>,
+  keyId?: string,
+): Promise<EndpointView[]> {
+  if (keyId === undefined) return (await selectEndpoints(settings.store)).map(viewOf);
+  const key = await settings.store.db
+    .selectFrom('api_keys')
+    .select('lineage_id')
+    .where('id', '=', keyId)
+    .executeTakeFirst();
+  if (!key) throw new DomainError('not_found', `no key with id ${keyId}`);
+  return (await selectEndpoints(settings.store, { lineageId: key.lineage_id })).map(viewOf);
 }
 
 export async function getEndpoint(
   settings: Pick<EndpointSettings, 'store'>,
   id: string,
 ): Promise<EndpointView> {
-  const endpoint = (await listEndpoints(settings)).find((view) => view.id === id);
-  if (!endpoint) throw new DomainError('not_found', `no endpoint with id ${id}`);
-  return endpoint;
+  const [row] = await selectEndpoints(settings.store, { id });
+  if (!row) throw new DomainError('not_found', `no endpoint with id ${id}`);
+  return viewOf(row);
 }
 
 async function requireEndpoint(settings: EndpointSettings, id: string): Promise<void> {
