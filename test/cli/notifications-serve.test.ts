@@ -71,8 +71,12 @@ describe.each(ENGINES)('a serving process on %s', (engine) => {
       data: { campaignId: 'nikah', changed: 1, removed: 0 },
     });
     const metricsUrl = (server.match as unknown as string[])[2];
-    const metrics = await (await fetch(metricsUrl as string)).text();
-    expect(metrics).toMatch(/hadir_notification_deliveries_total\{outcome="delivered"\} 1/);
+    // The outcome is counted once it is stored, a moment after the receiver answered.
+    let metrics = '';
+    await until(async () => {
+      metrics = await (await fetch(metricsUrl as string)).text();
+      return /hadir_notification_deliveries_total\{outcome="delivered"\} 1/.test(metrics);
+    }, 'the delivery to be counted');
     expect(metrics).toMatch(/hadir_notification_queue_depth 0/);
     server.child.kill('SIGTERM');
     expect(await exitOf(server.child)).toBe(0);
