@@ -95,6 +95,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       sessionIdleMs: config.sessionIdleMinutes * 60_000,
       sessionAbsoluteMs: config.sessionAbsoluteHours * 3_600_000,
       addressAttemptsPerMinute: ADDRESS_ATTEMPTS_PER_MINUTE,
+      webhooksAllowPrivateNetworks: config.webhooksAllowPrivateNetworks,
     },
   });
   const address = await app.listen({ host: config.host, port: config.port });

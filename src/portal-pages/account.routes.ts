@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
+import { EndpointUrlError } from '../portal/holder-webhooks.ts';
 import type { KeyOverview } from '../portal/key-overview.ts';
 import { clientOf } from '../portal/portal.routes.ts';
 import type { SessionPrincipal } from '../portal/portal.service.ts';
@@ -20,8 +21,12 @@ import {
   rotatedPage,
   stepUpPage,
 } from './pages/keys.ts';
+import { type NotificationsState, webhooksSection } from './pages/webhooks.ts';
+import { registerWebhookRoutes } from './webhook.routes.ts';
 
 const KEYS_PATH = `${PORTAL_PATH}/keys`;
+/** The notification changes a key page may report after its redirect (?done=…). */
+const DONE_NEWS = ['tested', 'turnedOff', 'turnedOn', 'removed'] as const;
 const HOUR_MS = 3_600_000;
 
 /** The signed-in holder's pages: keys (reveal, rotate, usage), devices, password, get started. */
@@ -57,19 +62,34 @@ export function registerAccountRoutes(pages: FastifyInstance, kit: PageKit): voi
     reply: FastifyReply,
     principal: SessionPrincipal,
     error?: unknown,
+    notifications: NotificationsState = {},
   ) => {
     const key = await keyOf(request, reply, principal);
     if (!key) return reply;
     const context = kit.context(request, reply, keyPath(key.id), principal);
     const now = kit.clock.now();
-    if (error === undefined) return kit.send(reply, 200, keyPage(context, key, now));
-    const page = keyPage(context, key, now, { error: pageErrorOf(error, context.t) });
-    return kit.refuse(reply, error, page);
+    const endpoints = await portal.webhooks.list(principal, key.id);
+    // A refused URL is said at its field, with what was typed.
+    const urlRefused = error instanceof EndpointUrlError;
+    const section = webhooksSection(context, keyPath(key.id), endpoints, {
+      ...notifications,
+      ...(urlRefused ? { error: context.t.webhooks.urlRefused } : {}),
+    });
+    if (error === undefined) {
+      return kit.send(reply, 200, keyPage(context, key, now, {}, section));
+    }
+    const top = urlRefused ? {} : { error: pageErrorOf(error, context.t) };
+    return kit.refuse(reply, error, keyPage(context, key, now, top, section));
   };
 
   pages.get('/keys/:id', async (request, reply) => {
     const principal = await kit.holder(request, reply);
-    return principal ? showKey(request, reply, principal) : reply;
+    if (!principal) return reply;
+    const done = (request.query as Record<string, string>).done;
+    const notifications = DONE_NEWS.includes(done as never)
+      ? { done: done as NonNullable<NotificationsState['done']> }
+      : {};
+    return showKey(request, reply, principal, undefined, notifications);
   });
 
   /**
@@ -154,6 +174,8 @@ export function registerAccountRoutes(pages: FastifyInstance, kit: PageKit): voi
       },
     );
   });
+
+  registerWebhookRoutes(pages, kit, { showKey, withStepUp });
 
   pages.get('/devices', async (request, reply) => {
     const principal = await kit.holder(request, reply);

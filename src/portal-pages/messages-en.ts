@@ -145,6 +145,87 @@ export const en = {
     stepUpSubmit: 'Confirm',
     cancel: 'Cancel',
   },
+  webhooks: {
+    title: 'Change notifications',
+    intro:
+      'Hadir can tell a server of yours when the campaigns this key reads change: new or edited RSVPs, removals, campaign changes. Each notification carries ids and counts, never answers, and is signed so your server can check it came from Hadir.',
+    none: 'No endpoints yet.',
+    events: 'Events',
+    everyEvent: 'every event',
+    enabled: (lastSuccess: string) => `On. Last delivered: ${lastSuccess}`,
+    failing: (since: string) =>
+      `On, but failing since ${since}. After 5 days of failures it is turned off.`,
+    disabled: (why: string) =>
+      `Off${why ? `: ${why}` : ''}. Notifications wait and are sent when you turn it on.`,
+    disabledWhy: {
+      'by hand': 'turned off here',
+      gone: 'your server answered 410 Gone',
+      failing: 'it failed for 5 days without one success',
+    } as Record<string, string>,
+    oldSecretUntil: (until: string) => `The previous secret also signs until ${until}.`,
+    log: 'Delivery log',
+    test: 'Send a test event',
+    disable: 'Turn off',
+    enable: 'Turn on',
+    rotate: 'New secret',
+    remove: 'Remove',
+    addTitle: 'Add an endpoint',
+    url: 'Address (URL) of your server',
+    urlHint:
+      'An https:// address on the internet, for example https://api.example.com/hadir-events',
+    which: 'Which events',
+    whichHint: 'Choose none to receive every event.',
+    eventMeaning: {
+      'respondents.changed': 'RSVPs added or changed (and how many removed)',
+      'respondents.removed': 'which RSVPs were removed',
+      'campaign.updated': 'a campaign or its questions changed',
+      'campaign.removed': 'this key can no longer read a campaign',
+      'campaign.added': 'this key can now read a campaign',
+      'key.expiring': 'this key expires in 7 days, and in 1 day',
+      'webhook.test': 'a test you send from here',
+    } as Record<string, string>,
+    add: 'Add endpoint',
+    urlRefused:
+      'This address cannot receive notifications. Use an https:// address of a server on the internet (not a private or local address).',
+    stepUpIntroAdd:
+      'We e-mailed you a 6-digit code. Enter it to add the endpoint and see its secret.',
+    stepUpIntroRotate: 'We e-mailed you a 6-digit code. Enter it to see the endpoint’s new secret.',
+    secretTitle: 'Signing secret',
+    secretOnce: 'Copy it now: you will not see this secret again.',
+    secretFor: 'For',
+    secretLabel: 'Signing secret',
+    verifyHint:
+      'Your server checks each notification’s signature with this secret (Standard Webhooks; the Hadir SDK’s verifyWebhook does it).',
+    bothSign: (until: string) =>
+      `Until ${until}, every notification is signed with both the new and the previous secret: switch your server to the new one before then.`,
+    tested: 'A test event is on its way. It appears in the delivery log.',
+    turnedOff: 'Turned off. Notifications wait until you turn it on.',
+    turnedOn: 'Turned on. Waiting notifications are being sent.',
+    removed: 'Endpoint removed.',
+    redelivered: (count: number) =>
+      count === 1
+        ? '1 notification will be sent again.'
+        : `${count} notifications will be sent again.`,
+    logTitle: 'Delivery log',
+    logTableTitle: 'Notifications of the last 30 days, newest first',
+    noDeliveries: 'Nothing was sent to this endpoint in the last 30 days.',
+    when: 'When',
+    event: 'Event',
+    state: 'Status',
+    attempts: 'Tries',
+    answer: 'Last answer',
+    states: {
+      pending: 'Waiting',
+      delivered: 'Delivered',
+      failed: 'Failed (gave up)',
+      skipped: 'Not sent: the key may not read it now',
+    } as Record<string, string>,
+    next: (at: string) => `next try ${at}`,
+    redeliver: 'Send again',
+    redeliverFailed: 'Send every failed notification again, from the last',
+    since: { 1: 'hour', 24: '24 hours', 168: '7 days', 720: '30 days' } as Record<number, string>,
+    redeliverFailedSubmit: 'Send the failed ones again',
+  },
   usage: {
     title: 'Usage, last 30 days',
     note: 'Counted by every server and saved once a minute: the newest requests appear within a minute or two.',

@@ -15,6 +15,8 @@ export interface PortalSettings {
   sessionAbsoluteMs: number;
   /** Sign-in and code attempts per client address per minute. */
   addressAttemptsPerMinute: number;
+  /** WEBHOOKS_ALLOW_PRIVATE_NETWORKS: endpoints may name this machine (development and tests). */
+  webhooksAllowPrivateNetworks?: boolean;
 }
 
 /** What every part of the portal works with. */

@@ -1,4 +1,5 @@
 import { createHolderKeys } from './holder-keys.ts';
+import { createHolderWebhooks } from './holder-webhooks.ts';
 import { createCodes } from './one-time-codes.ts';
 import { createPasswordChange } from './password-change.ts';
 import { createPasswordReset } from './password-reset.ts';
@@ -25,6 +26,7 @@ export function createPortalService(deps: PortalDeps) {
   const signIn = createSignIn(deps, { audit, throttles, codes, sessions, devices });
   const stepUp = createStepUp(deps, codes, audit);
   const keys = createHolderKeys(deps, audit);
+  const webhooks = createHolderWebhooks(deps, audit);
   const reset = createPasswordReset(deps, { audit, throttles, codes });
   return {
     login: signIn.login,
@@ -46,6 +48,7 @@ export function createPortalService(deps: PortalDeps) {
     keyOverview: keys.overview,
     revealKey: keys.reveal,
     rotateKey: keys.rotate,
+    webhooks,
     /** Waits for work that outlives its request (reset codes sent after their answer). */
     settle: reset.settle,
   };

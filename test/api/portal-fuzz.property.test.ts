@@ -22,6 +22,11 @@ const PAGE_POSTS = [
   '/devices/:id/revoke',
   '/keys/:id/reveal',
   '/keys/:id/rotate',
+  '/keys/:id/webhooks',
+  '/keys/:id/webhooks/ep_fuzz/rotate',
+  '/keys/:id/webhooks/ep_fuzz/test',
+  '/keys/:id/webhooks/ep_fuzz/remove',
+  '/keys/:id/webhooks/ep_fuzz/redeliver',
   '/sign-out',
 ];
 const PAGE_GETS = [
@@ -30,6 +35,7 @@ const PAGE_GETS = [
   '/reset-password',
   '/keys',
   '/keys/:id',
+  '/keys/:id/webhooks/ep_fuzz',
   '/devices',
   '/password',
   '/start',
@@ -61,6 +67,10 @@ const FIELDS = [
   'back',
   'deviceToken',
   'deviceLabel',
+  'url',
+  'event-webhook-test',
+  'delivery',
+  'sinceHours',
 ];
 
 /** Text as hostile clients send it: control characters, NUL, non-Latin-1, long runs. */

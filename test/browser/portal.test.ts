@@ -3,15 +3,20 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.service.ts';
 import { KeyUsage } from '../../src/keys/key-usage.ts';
 import { issueKey } from '../../src/keys/keys.service.ts';
 import { createSmtpMailer } from '../../src/mail/mailer.ts';
+import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts';
+import { webhookSealKey } from '../../src/notifications/signing.ts';
 import { logCapture, startTestApp, TEST_SECRETS, type TestApp } from '../helpers/app.ts';
 import { launchChromium } from '../helpers/chromium.ts';
+import { ManualClock } from '../helpers/clock.ts';
 import { seedWeddingCampaign } from '../helpers/factories.ts';
 import { PORTAL_PASSWORD } from '../helpers/portal-client.ts';
+import { TestReceiver } from '../helpers/receiver.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
 import { createTestStore } from '../helpers/stores.ts';
 
@@ -40,6 +45,9 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
     t = await startTestApp(store, {
       mailer: createSmtpMailer(smtp.url, 'Hadir <no-reply@hadir.test>'),
       keyUsage: usage,
+      // Signatures are checked against the real time, and receivers listen on 127.0.0.1.
+      clock: new ManualClock(Date.now()),
+      webhooksAllowPrivateNetworks: true,
     });
     await seedWeddingCampaign(t.store, t.clock);
     await t.app.listen({ host: '127.0.0.1', port: 0 });
@@ -294,6 +302,94 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       expect((page as Page & { problems?: string[] }).problems).toEqual([]);
     } finally {
       await context.close();
+    }
+  });
+
+  it('adds a notification endpoint, sends a signed test event, rotates its secret and redelivers (English)', async () => {
+    const { email, sealedKeyId } = await holder();
+    const receiver = await TestReceiver.start();
+    const worker = new DeliveryWorker({
+      store: t.store,
+      clock: t.clock,
+      sealKey: webhookSealKey(TEST_SECRETS.keySealKey),
+      sender: {
+        resolve: () => Promise.reject(new Error('no names in tests')),
+        allowPrivateNetworks: true,
+        timeoutMs: 2_000,
+      },
+    });
+    const { context, page } = await newPage('en-US');
+    try {
+      await signIn(page, email);
+      await page.goto(`${base}/developer/portal/keys/${sealedKeyId}`);
+      await page.locator('h2', { hasText: 'Change notifications' }).waitFor();
+
+      // An address notifications cannot go to is refused at its field, before any code is mailed
+      // (this server allows private addresses, as in development: the scheme decides here).
+      const mails = mailsTo(email);
+      await page.locator('#field-url').fill('ftp://partner.example/hooks');
+      await page.locator('main form.add-endpoint button[type=submit]').click();
+      expect(await page.locator('#field-url-error').textContent()).toContain('cannot receive');
+      expect(await page.locator('#field-url').inputValue()).toBe('ftp://partner.example/hooks');
+      expect(mailsTo(email)).toBe(mails);
+      await check(page, 'en-webhook-refused');
+
+      // Added after a step-up code; the secret is shown once.
+      await page.locator('#field-url').fill(receiver.url);
+      await page.locator('#event-webhook-test').check();
+      await page.locator('#event-respondents-changed').check();
+      await page.locator('main form.add-endpoint button[type=submit]').click();
+      await page.locator('h1', { hasText: 'Confirm it is you' }).waitFor();
+      await stepUpCode(page, email, mails);
+      await page.locator('h1', { hasText: 'Signing secret' }).waitFor();
+      const secret = await page.locator('#endpoint-secret').inputValue();
+      expect(secret).toMatch(/^whsec_/);
+      await check(page, 'en-webhook-secret');
+
+      // A test event, signed with that secret.
+      await page.locator('main a', { hasText: 'Back to the key' }).click();
+      await page.locator('main button', { hasText: 'Send a test event' }).click();
+      await page.locator('.notice', { hasText: 'A test event is on its way' }).waitFor();
+      await check(page, 'en-key-with-endpoint');
+      expect(await worker.runOnce()).toBe(1);
+      const [first] = receiver.received;
+      if (!first) throw new Error('no test event arrived');
+      expect(
+        new Webhook(secret).verify(first.body, first.headers as Record<string, string>),
+      ).toMatchObject({ type: 'webhook.test' });
+
+      // A new secret (the step-up still holds): both sign for a day.
+      await page.locator('main button', { hasText: 'New secret' }).click();
+      await page.locator('h1', { hasText: 'Signing secret' }).waitFor();
+      expect(await page.locator('main').textContent()).toContain('signed with both');
+      const next = await page.locator('#endpoint-secret').inputValue();
+      expect(next).not.toBe(secret);
+
+      // The log, and the same message sent again.
+      await page.goto(`${base}/developer/portal/keys/${sealedKeyId}`);
+      await page.locator('main a', { hasText: 'Delivery log' }).click();
+      await page.locator('h1', { hasText: 'Delivery log' }).waitFor();
+      expect(await page.locator('tbody tr').first().textContent()).toContain('Delivered');
+      await check(page, 'en-webhook-log');
+      await page.locator('tbody button', { hasText: 'Send again' }).first().click();
+      await page.locator('.notice', { hasText: '1 notification will be sent again' }).waitFor();
+      expect(await worker.runOnce()).toBe(1);
+      const again = receiver.received.at(-1);
+      expect(again?.headers['webhook-id']).toBe(first.headers['webhook-id']);
+      const headers = again?.headers as Record<string, string>;
+      expect(new Webhook(secret).verify(again?.body ?? '', headers)).toBeTruthy();
+      expect(new Webhook(next).verify(again?.body ?? '', headers)).toBeTruthy();
+
+      // Turned off and removed.
+      await page.goto(`${base}/developer/portal/keys/${sealedKeyId}`);
+      await page.locator('main button', { hasText: 'Turn off' }).click();
+      await page.locator('.endpoint .status', { hasText: 'Off: turned off here' }).waitFor();
+      await page.locator('main button', { hasText: 'Remove' }).click();
+      await page.locator('.notice', { hasText: 'Endpoint removed' }).waitFor();
+      expect(await page.locator('.endpoint').count()).toBe(0);
+    } finally {
+      await context.close();
+      await receiver.close();
     }
   });
 

@@ -95,6 +95,8 @@ export async function startTestApp(
     clock?: ManualClock;
     mailer?: Mailer;
     addressAttemptsPerMinute?: number;
+    /** Lets the portal add endpoints on 127.0.0.1 (receivers in tests). */
+    webhooksAllowPrivateNetworks?: boolean;
     redis?: Redis;
     metrics?: Metrics;
     responseCacheBytes?: number;
@@ -129,6 +131,7 @@ export async function startTestApp(
       sessionIdleMs: 30 * 60_000,
       sessionAbsoluteMs: 12 * 3_600_000,
       addressAttemptsPerMinute: options.addressAttemptsPerMinute ?? 100_000,
+      webhooksAllowPrivateNetworks: options.webhooksAllowPrivateNetworks ?? false,
     },
     config: {
       rateLimitPerMinute: options.rateLimitPerMinute ?? 100_000,

@@ -4,6 +4,7 @@ import { codeField, form, submit } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { csrfField, layout, notice, type PageContext, PORTAL_PATH } from '../layout.ts';
 import { usageChart } from './usage-chart.ts';
+import { endpointPath, eventField, webhooksPath } from './webhooks.ts';
 
 /** The overlaps a holder may choose when rotating, in hours (the API allows 0 to 168). */
 export const ROTATION_OVERLAPS = [0, 1, 24, 168] as const;
@@ -11,7 +12,9 @@ export const ROTATION_OVERLAPS = [0, 1, 24, 168] as const;
 /** What a step-up confirms: the action it was asked for, carried through the code form. */
 export type KeyAction =
   | { kind: 'reveal'; keyId: string }
-  | { kind: 'rotate'; keyId: string; overlapHours: number };
+  | { kind: 'rotate'; keyId: string; overlapHours: number }
+  | { kind: 'webhook-add'; keyId: string; url: string; events: string[] }
+  | { kind: 'webhook-rotate'; keyId: string; endpointId: string };
 
 export const keyPath = (keyId: string) => `${PORTAL_PATH}/keys/${encodeURIComponent(keyId)}`;
 
@@ -104,6 +107,8 @@ export function keyPage(
   key: KeyOverview,
   now: number,
   state: { error?: string } = {},
+  /** The key's change notifications (see webhooksSection). */
+  notifications: SafeHtml | null = null,
 ): SafeHtml {
   const { t, language } = context;
   return layout(
@@ -129,6 +134,7 @@ ${form(`${keyPath(key.id)}/reveal`, csrfField(context), submit(t.keys.reveal))}`
     : null
 }
 ${key.rotatable ? html`<h2>${t.keys.rotateTitle}</h2>${rotateForm(context, key)}` : null}
+${notifications}
 ${usageChart(context, key, key.usage)}
 <p><a href="${PORTAL_PATH}/keys">${t.keys.back}</a></p>`,
   );
@@ -162,17 +168,49 @@ ${submit(overlapHours === 0 ? t.keys.confirmSubmitNow : t.keys.confirmSubmit, ov
   );
 }
 
+/** Where a sensitive action posts, what it carries, and what its code form says. */
+function stepUpTarget(context: PageContext, action: KeyAction) {
+  const { t } = context;
+  const path = keyPath(action.keyId);
+  switch (action.kind) {
+    case 'reveal':
+      return { path: `${path}/reveal`, intro: t.keys.stepUpIntroReveal, hidden: {} };
+    case 'rotate':
+      return {
+        path: `${path}/rotate`,
+        intro: t.keys.stepUpIntroRotate,
+        hidden: { overlapHours: String(action.overlapHours), confirmed: '1' },
+      };
+    case 'webhook-add':
+      return {
+        path: webhooksPath(path),
+        intro: t.webhooks.stepUpIntroAdd,
+        hidden: {
+          url: action.url,
+          ...Object.fromEntries(action.events.map((type) => [eventField(type), '1'])),
+        },
+      };
+    case 'webhook-rotate':
+      return {
+        path: `${endpointPath(path, action.endpointId)}/rotate`,
+        intro: t.webhooks.stepUpIntroRotate,
+        hidden: {},
+      };
+  }
+}
+
 /** The code form a sensitive action asks for, in place: the action goes through with the code. */
 export function stepUpPage(context: PageContext, action: KeyAction, error?: string): SafeHtml {
   const { t } = context;
+  const target = stepUpTarget(context, action);
   return layout(
     context,
     t.keys.stepUpTitle,
-    html`<p>${action.kind === 'reveal' ? t.keys.stepUpIntroReveal : t.keys.stepUpIntroRotate}</p>
+    html`<p>${target.intro}</p>
 ${form(
-  `${keyPath(action.keyId)}/${action.kind}`,
+  target.path,
   csrfField(context),
-  html`${action.kind === 'rotate' ? html`<input type="hidden" name="overlapHours" value="${action.overlapHours}"><input type="hidden" name="confirmed" value="1">` : null}
+  html`${Object.entries(target.hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
 ${codeField(t.signIn.code, t.signIn.codeHint, error)}
 ${submit(t.keys.stepUpSubmit)}`,
 )}

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../../src/accounts/accounts.service.ts';
+import { issueKey } from '../../src/keys/keys.service.ts';
+import { addEndpoint } from '../../src/notifications/endpoints.service.ts';
+import { webhookSealKey } from '../../src/notifications/signing.ts';
+import { TEST_SECRETS, type TestApp } from '../helpers/app.ts';
+import { seedWeddingCampaign } from '../helpers/factories.ts';
+import { pageBrowser } from '../helpers/page-browser.ts';
+import { PORTAL_PASSWORD, portalClient } from '../helpers/portal-client.ts';
+import { startMailingApp, type TestSmtpServer } from '../helpers/smtp.ts';
+import { ENGINES } from '../helpers/stores.ts';
+
+const PORTAL = '/developer/portal';
+const URL_A = 'https://hooks.partner-a.example/in';
+
+describe.each(ENGINES)('notification endpoints on the portal pages, on %s', (engine) => {
+  let t: TestApp;
+  let smtp: TestSmtpServer;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ t, smtp, close } = await startMailingApp(engine));
+    await seedWeddingCampaign(t.store, t.clock);
+  });
+  afterAll(() => close());
+
+  /** A holder with a key, signed in with a page browser. */
+  async function holder(name: string) {
+    const email = `${name}@example.test`;
+    await createAccount(t.store, t.clock, {
+      email,
+      password: PORTAL_PASSWORD,
+      mustChangePassword: false,
+    });
+    const key = await issueKey(t.store, t.clock, {
+      accountEmail: email,
+      scopes: [{ campaignId: 'nikah', fields: ['menu'] }],
+    });
+    const { session } = await portalClient(t, smtp).signIn(email);
+    const browser = pageBrowser(t.app, { headers: { 'accept-language': 'en' } });
+    browser.jar.set('hadir_session', session.token);
+    const page = await browser.get(`${PORTAL}/keys/${key.id}`);
+    return { email, keyId: key.id, browser, csrf: page.csrf as string, page };
+  }
+
+  it('adds an endpoint only after a step-up code, and shows its secret once', async () => {
+    const a = await holder(`webhooks-a-${engine}`);
+    expect(a.page.body).toContain('Change notifications');
+    const mails = smtp.messages.length;
+    const asked = await a.browser.post(`${PORTAL}/keys/${a.keyId}/webhooks`, {
+      _csrf: a.csrf,
+      url: URL_A,
+      'event-respondents-changed': '1',
+    });
+    expect(asked.status).toBe(200);
+    expect(asked.body).toContain('Confirm it is you');
+    expect(asked.field('url')).toBe(URL_A);
+    expect(await t.store.db.selectFrom('webhook_endpoints').selectAll().execute()).toHaveLength(0);
+
+    const wrong = await a.browser.post(`${PORTAL}/keys/${a.keyId}/webhooks`, {
+      _csrf: asked.csrf as string,
+      url: URL_A,
+      'event-respondents-changed': '1',
+      code: '000000',
+    });
+    expect(wrong.status).toBe(401);
+    expect(await t.store.db.selectFrom('webhook_endpoints').selectAll().execute()).toHaveLength(0);
+
+    const code = await smtp.codeFor(a.email, mails > 0 ? 0 : 0);
+    const shown = await a.browser.post(`${PORTAL}/keys/${a.keyId}/webhooks`, {
+      _csrf: wrong.csrf as string,
+      url: URL_A,
+      'event-respondents-changed': '1',
+      code,
+    });
+    expect(shown.status).toBe(200);
+    const secret = /whsec_[A-Za-z0-9+/=]+/.exec(shown.body)?.[0];
+    expect(secret).toBeDefined();
+    const [row] = await t.store.db.selectFrom('webhook_endpoints').selectAll().execute();
+    expect(row).toMatchObject({ url: URL_A, event_types: '["respondents.changed"]' });
+    // Never again: not on the key page, not in the audit log.
+    const again = await a.browser.get(`${PORTAL}/keys/${a.keyId}`);
+    expect(again.body).toContain(URL_A);
+    expect(again.body).not.toContain(secret);
+    const audit = await t.store.db.selectFrom('audit_log').select('details').execute();
+    expect(JSON.stringify(audit)).not.toContain((secret as string).slice(6));
+  });
+
+  it("refuses every action on another holder's key and endpoints, and changes nothing", async () => {
+    const owner = await holder(`webhooks-owner-${engine}`);
+    const { endpoint } = await addEndpoint(
+      {
+        store: t.store,
+        clock: t.clock,
+        sealKey: webhookSealKey(TEST_SECRETS.keySealKey),
+        allowPrivateNetworks: false,
+        actor: 'operator',
+      },
+      { keyId: owner.keyId, url: 'https://owner.example/in' },
+    );
+    const stranger = await holder(`webhooks-stranger-${engine}`);
+    const base = `${PORTAL}/keys/${owner.keyId}/webhooks`;
+    for (const path of [
+      '',
+      `/${endpoint.id}/test`,
+      `/${endpoint.id}/disable`,
+      `/${endpoint.id}/remove`,
+      `/${endpoint.id}/rotate`,
+      `/${endpoint.id}/redeliver`,
+    ]) {
+      const answer = await stranger.browser.post(`${base}${path}`, {
+        _csrf: stranger.csrf,
+        url: URL_A,
+      });
+      expect(answer.status, path).toBe(404);
+    }
+    // Through the stranger's own key, the owner's endpoint is not found either.
+    const crossed = await stranger.browser.post(
+      `${PORTAL}/keys/${stranger.keyId}/webhooks/${endpoint.id}/disable`,
+      { _csrf: stranger.csrf },
+    );
+    expect(crossed.status).toBe(404);
+    expect((await stranger.browser.get(`${base}/${endpoint.id}`)).status).toBe(404);
+    const row = await t.store.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', endpoint.id)
+      .executeTakeFirstOrThrow();
+    expect(row.disabled_at).toBeNull();
+    expect(await t.store.db.selectFrom('webhook_deliveries').selectAll().execute()).toHaveLength(0);
+  });
+
+  it('refuses an address notifications may not reach, at its field, before any code', async () => {
+    const a = await holder(`webhooks-refused-${engine}`);
+    const mails = smtp.messages.length;
+    for (const url of [
+      'http://partner.example/in',
+      'https://127.0.0.1/in',
+      'https://[::ffff:10.0.0.1]/in',
+      'not a url',
+    ]) {
+      const refused = await a.browser.post(`${PORTAL}/keys/${a.keyId}/webhooks`, {
+        _csrf: a.csrf,
+        url,
+      });
+      expect(refused.status, url).toBe(400);
+      expect(refused.body).toContain('cannot receive notifications');
+      expect(refused.body).toContain('aria-invalid="true"');
+    }
+    expect(smtp.messages.length).toBe(mails);
+  });
+});
