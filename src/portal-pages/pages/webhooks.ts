@@ -117,9 +117,9 @@ function deliveryRow(context: PageContext, path: string, delivery: DeliveryView)
   return html`<tr>
 <td>${at(context, delivery.createdAt)}</td>
 <td><code>${delivery.event}</code></td>
-<td>${t.webhooks.states[delivery.state]}${delivery.nextAttemptAt ? html`<br><span class="hint-text">${t.webhooks.next(at(context, delivery.nextAttemptAt))}</span>` : null}</td>
+<td>${t.webhooks.states[delivery.state]}${delivery.nextAttemptAt ? html`<br><span class="muted">${t.webhooks.next(at(context, delivery.nextAttemptAt))}</span>` : null}</td>
 <td>${String(delivery.attempts)}</td>
-<td>${outcome}${delivery.lastDurationMs !== null ? html`<br><span class="hint-text">${delivery.lastDurationMs} ms</span>` : null}</td>
+<td>${outcome}${delivery.lastDurationMs !== null ? html`<br><span class="muted">${delivery.lastDurationMs} ms</span>` : null}</td>
 <td>${delivery.state === 'pending' ? null : form(`${path}/redeliver`, csrfField(context), html`<input type="hidden" name="delivery" value="${delivery.id}">${submit(t.webhooks.redeliver, 'secondary')}`, 'inline')}</td>
 </tr>`;
 }
