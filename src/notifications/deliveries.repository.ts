@@ -3,34 +3,25 @@ import type { Database } from '../db/schema.ts';
 import type { Engine } from '../db/store.ts';
 import type { EventType } from './events.ts';
 
-/** Deliveries due now, at most `perEndpoint` of one endpoint, endpoints in `busy` left out. */
+/**
+ * Deliveries due now, oldest first, of enabled endpoints not in `busy` (those at their limit of
+ * requests in flight). Read by the due index alone: the caller spreads them over endpoints.
+ */
 export async function findDue(
   db: Kysely<Database>,
   now: number,
   limit: number,
-  perEndpoint: number,
   busy: readonly string[],
 ): Promise<Array<{ id: string; endpoint_id: string }>> {
-  const due = db
+  return db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-    .select([
-      'd.id',
-      'd.endpoint_id',
-      'd.next_attempt_at',
-      sql<number>`row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id)`.as(
-        'nth',
-      ),
-    ])
+    .select(['d.id', 'd.endpoint_id'])
     .where('d.state', '=', 'pending')
     .where('d.next_attempt_at', '<=', now)
     .where('e.disabled_at', 'is', null)
-    .$if(busy.length > 0, (query) => query.where('d.endpoint_id', 'not in', busy));
-  return db
-    .selectFrom(due.as('due'))
-    .select(['due.id', 'due.endpoint_id'])
-    .where('due.nth', '<=', perEndpoint)
-    .orderBy('due.next_attempt_at')
+    .$if(busy.length > 0, (query) => query.where('d.endpoint_id', 'not in', busy))
+    .orderBy('d.next_attempt_at')
     .limit(limit)
     .execute();
 }
@@ -183,32 +174,42 @@ export interface AttemptRecord {
   durationMs: number;
 }
 
-/**
- * Ends or reschedules a claimed delivery, only if the claim is still this attempt's (a worker
- * that outlived its lease must not overwrite a later attempt).
- */
-export async function settleDelivery(
-  db: Kysely<Database>,
-  delivery: { id: string; attempts: number },
+/** One attempt's end, as settleDeliveries writes it. */
+export interface Settlement {
+  delivery: { id: string; attempts: number };
   outcome:
     | { state: 'delivered' | 'failed' | 'skipped'; at: number }
-    | { state: 'pending'; nextAttemptAt: number },
-  attempt: AttemptRecord,
+    | { state: 'pending'; nextAttemptAt: number };
+  attempt: AttemptRecord;
+}
+
+/**
+ * Ends or reschedules claimed deliveries, in one statement for many: each only if its claim is
+ * still this attempt's (a worker that outlived its lease must not overwrite a later attempt).
+ */
+export async function settleDeliveries(
+  db: Kysely<Database>,
+  settlements: readonly Settlement[],
 ): Promise<void> {
-  await db
-    .updateTable('webhook_deliveries')
-    .set({
-      state: outcome.state,
-      ...(outcome.state === 'pending'
-        ? { next_attempt_at: outcome.nextAttemptAt }
-        : { ended_at: outcome.at }),
-      last_status: attempt.status,
-      last_error: attempt.error,
-      last_duration_ms: attempt.durationMs,
-    })
-    .where('id', '=', delivery.id)
-    .where('attempts', '=', delivery.attempts)
-    .execute();
+  if (settlements.length === 0) return;
+  const rows = settlements.map(
+    ({ delivery, outcome, attempt }) =>
+      sql`(${delivery.id}, CAST(${delivery.attempts} AS integer), ${outcome.state},
+        CAST(${outcome.state === 'pending' ? outcome.nextAttemptAt : null} AS bigint),
+        CAST(${outcome.state === 'pending' ? null : outcome.at} AS bigint),
+        CAST(${attempt.status} AS integer), CAST(${attempt.error} AS text),
+        CAST(${attempt.durationMs} AS integer))`,
+  );
+  await sql`WITH settled (id, attempts, state, next_at, ended_at, status, error, duration) AS
+      (VALUES ${sql.join(rows)})
+    UPDATE webhook_deliveries SET state = settled.state,
+      next_attempt_at = COALESCE(settled.next_at, webhook_deliveries.next_attempt_at),
+      ended_at = settled.ended_at, last_status = settled.status, last_error = settled.error,
+      last_duration_ms = settled.duration
+    FROM settled
+    WHERE webhook_deliveries.id = settled.id AND webhook_deliveries.attempts = settled.attempts`.execute(
+    db,
+  );
 }
 
 export async function noteEndpointSuccess(

@@ -41,6 +41,8 @@ export type DeliveryOutcome = 'delivered' | 'failed' | 'retrying' | 'skipped' | 
 
 export const DEFAULT_CONCURRENCY = 64;
 export const DEFAULT_PER_ENDPOINT = 4;
+/** How long freed slots gather before they are filled again. */
+const REFILL_MS = 3;
 /** How often a steadily succeeding endpoint's last success is written. */
 const SUCCESS_NOTE_MS = 10_000;
 
@@ -54,6 +56,7 @@ export class DeliveryWorker {
   private readonly inFlight = new Map<string, number>();
   private running = 0;
   private timer: NodeJS.Timeout | undefined;
+  private timerDue = 0;
   private filling: Promise<void> | undefined;
   private stopped = true;
   private readonly sends = new Set<Promise<void>>();
@@ -68,7 +71,7 @@ export class DeliveryWorker {
   constructor(private readonly options: DeliveryWorkerOptions) {
     this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.perEndpoint = options.perEndpoint ?? DEFAULT_PER_ENDPOINT;
-    this.pollIntervalMs = options.pollIntervalMs ?? 100;
+    this.pollIntervalMs = options.pollIntervalMs ?? 50;
     this.leaseMs = options.leaseMs ?? 30_000;
     this.settlements = new SettleBatch(options.store.db);
   }
@@ -94,10 +97,15 @@ export class DeliveryWorker {
     return started;
   }
 
+  /** Fills no later than `delayMs` from now (an earlier fill already set stands). */
   private schedule(delayMs: number): void {
     if (this.stopped) return;
+    const due = performance.now() + delayMs;
+    if (this.timer !== undefined && this.timerDue <= due) return;
     clearTimeout(this.timer);
+    this.timerDue = due;
     this.timer = setTimeout(() => {
+      this.timer = undefined;
       this.fill().then(
         (started) => this.schedule(started > 0 ? this.pollIntervalMs / 5 : this.pollIntervalMs),
         (error) => {
@@ -125,7 +133,8 @@ export class DeliveryWorker {
     const { store, clock } = this.options;
     const now = clock.now();
     const busy = [...this.inFlight].filter(([, n]) => n >= this.perEndpoint).map(([id]) => id);
-    const due = await findDue(store.db, now, room, this.perEndpoint, busy);
+    // More than there is room for: some may belong to an endpoint already at its limit.
+    const due = await findDue(store.db, now, room * this.perEndpoint, busy);
     const fitting: string[] = [];
     const counted = new Map(this.inFlight);
     for (const row of due) {
@@ -145,10 +154,22 @@ export class DeliveryWorker {
       [...new Set(deliveries.map((delivery) => delivery.lineageId))],
       now,
     );
+    // Opened once per endpoint of this claim, and forgotten with it.
+    const opened = new Map<string, readonly string[]>();
+    const secretsOf = (delivery: DeliveryToSend) => {
+      let secrets = opened.get(delivery.endpointId);
+      if (!secrets) {
+        secrets = this.openSecrets(delivery);
+        opened.set(delivery.endpointId, secrets);
+      }
+      return secrets;
+    };
     for (const delivery of deliveries) {
       this.running += 1;
       this.inFlight.set(delivery.endpointId, (this.inFlight.get(delivery.endpointId) ?? 0) + 1);
-      const send = this.deliver(delivery, readable.get(delivery.lineageId))
+      const send = this.deliver(delivery, readable.get(delivery.lineageId), () =>
+        secretsOf(delivery),
+      )
         .catch((error) => this.options.onError?.(error))
         .finally(() => {
           this.running -= 1;
@@ -156,8 +177,9 @@ export class DeliveryWorker {
           if (left === 0) this.inFlight.delete(delivery.endpointId);
           else this.inFlight.set(delivery.endpointId, left);
           this.sends.delete(send);
-          // A freed slot is filled at once, not at the next poll.
-          if (!this.stopped) this.schedule(0);
+          // Freed slots are filled soon, not at the next poll, and together: a claim costs
+          // several queries, which one claim per finished request would spend many times over.
+          if (!this.stopped) this.schedule(REFILL_MS);
         });
       this.sends.add(send);
     }
@@ -167,6 +189,7 @@ export class DeliveryWorker {
   private async deliver(
     delivery: DeliveryToSend,
     readable: Map<string, { live: boolean }> | undefined,
+    secrets: () => readonly string[],
   ): Promise<void> {
     const { store, clock } = this.options;
     const unreadable = whyNotSent(delivery, readable);
@@ -179,7 +202,7 @@ export class DeliveryWorker {
       this.options.onOutcome?.('skipped');
       return;
     }
-    const outcome = await this.post(delivery);
+    const outcome = await this.post(delivery, secrets());
     const at = clock.now();
     const attempt = {
       status: outcome.kind === 'refused' ? null : outcome.status,
@@ -221,7 +244,8 @@ export class DeliveryWorker {
     await noteEndpointSuccess(this.options.store.db, delivery.endpointId, at);
   }
 
-  private post(delivery: DeliveryToSend): Promise<SendOutcome> {
+  /** The endpoint's signing secrets: the current one, and the previous while it still signs. */
+  private openSecrets(delivery: DeliveryToSend): string[] {
     const { sealKey, clock } = this.options;
     const secrets = [openSecret(delivery.secretSealed, sealKey, delivery.endpointId)];
     if (
@@ -230,6 +254,11 @@ export class DeliveryWorker {
     ) {
       secrets.push(openSecret(delivery.previousSecretSealed, sealKey, delivery.endpointId));
     }
+    return secrets;
+  }
+
+  private post(delivery: DeliveryToSend, secrets: readonly string[]): Promise<SendOutcome> {
+    const { clock } = this.options;
     const body = eventBody(delivery.type, delivery.createdAt, delivery.data);
     const timestamp = new Date(clock.now());
     return postNotification(

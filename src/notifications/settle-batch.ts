@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { type AttemptRecord, settleDelivery } from './deliveries.repository.ts';
+import { type Settlement, settleDeliveries } from './deliveries.repository.ts';
 
-type Settlement = Parameters<typeof settleDelivery>;
+/** At most this many outcomes in one statement. */
+const MAX_BATCH = 500;
 
 /**
- * Gathers the outcomes of attempts that end close together and writes them in one transaction:
+ * Gathers the outcomes of attempts that end close together and writes them in one statement:
  * one commit for a burst instead of one per delivery. Each caller's promise resolves once its
  * outcome is stored, so nothing is reported done before it is.
  */
@@ -23,9 +24,13 @@ export class SettleBatch {
     private readonly gatherMs = 5,
   ) {}
 
-  settle(delivery: Settlement[1], outcome: Settlement[2], attempt: AttemptRecord): Promise<void> {
+  settle(
+    delivery: Settlement['delivery'],
+    outcome: Settlement['outcome'],
+    attempt: Settlement['attempt'],
+  ): Promise<void> {
     return new Promise((done, failed) => {
-      this.waiting.push({ settlement: [this.db, delivery, outcome, attempt], done, failed });
+      this.waiting.push({ settlement: { delivery, outcome, attempt }, done, failed });
       if (this.scheduled) return;
       this.scheduled = true;
       setTimeout(() => this.flush(), this.gatherMs);
@@ -33,18 +38,13 @@ export class SettleBatch {
   }
 
   private flush(): void {
-    const batch = this.waiting;
-    this.waiting = [];
     this.scheduled = false;
-    this.db
-      .transaction()
-      .execute(async (trx) => {
-        for (const { settlement } of batch) {
-          const [, delivery, outcome, attempt] = settlement;
-          await settleDelivery(trx, delivery, outcome, attempt);
-        }
-      })
-      .then(
+    while (this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, MAX_BATCH);
+      settleDeliveries(
+        this.db,
+        batch.map((one) => one.settlement),
+      ).then(
         () => {
           for (const one of batch) one.done();
         },
@@ -52,5 +52,6 @@ export class SettleBatch {
           for (const one of batch) one.failed(error);
         },
       );
+    }
   }
 }
