@@ -32,14 +32,13 @@ export async function findDue(
  * On PostgreSQL rows another worker holds are skipped (FOR UPDATE SKIP LOCKED); SQLite has one
  * writer. Returns the deliveries won, with their attempt number.
  */
-export async function claim(
+function claimQuery(
   db: Kysely<Database>,
   engine: Engine,
   ids: readonly string[],
   now: number,
   leaseMs: number,
-): Promise<Array<{ id: string; attempts: number }>> {
-  if (ids.length === 0) return [];
+) {
   const free = db
     .selectFrom('webhook_deliveries')
     .select('id')
@@ -55,8 +54,36 @@ export async function claim(
       last_attempt_at: now,
     }))
     .where('id', 'in', free)
-    .returning(['id', 'attempts'])
+    .returning(['id', 'attempts', 'event_id', 'endpoint_id']);
+}
+
+/**
+ * Claims deliveries and reads what sending them needs. On PostgreSQL one statement does both (the
+ * claim is a data-modifying CTE); SQLite, whose statements cost no round trip, runs two.
+ */
+export async function claimForSending(
+  db: Kysely<Database>,
+  engine: Engine,
+  ids: readonly string[],
+  now: number,
+  leaseMs: number,
+): Promise<DeliveryToSend[]> {
+  if (ids.length === 0) return [];
+  if (engine === 'sqlite') {
+    const won = await claimQuery(db, engine, ids, now, leaseMs).execute();
+    return loadDeliveries(
+      db,
+      won.map((row) => row.id),
+    );
+  }
+  const rows = await db
+    .with('d', () => claimQuery(db, engine, ids, now, leaseMs))
+    .selectFrom('d')
+    .innerJoin('webhook_events as v', 'v.id', 'd.event_id')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select(SENDING_COLUMNS)
     .execute();
+  return rows.map(toSend);
 }
 
 /** What sending a claimed delivery needs: its event, its endpoint, and the endpoint's chain. */
@@ -78,7 +105,7 @@ export interface DeliveryToSend {
   failingSince: number | null;
 }
 
-export async function loadDeliveries(
+async function loadDeliveries(
   db: Kysely<Database>,
   ids: readonly string[],
 ): Promise<DeliveryToSend[]> {
@@ -87,25 +114,47 @@ export async function loadDeliveries(
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_events as v', 'v.id', 'd.event_id')
     .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-    .select([
-      'd.id',
-      'd.attempts',
-      'v.type',
-      'v.campaign_id',
-      'v.lineage_id as event_lineage_id',
-      'v.data',
-      'v.created_at',
-      'e.id as endpoint_id',
-      'e.url',
-      'e.secret_sealed',
-      'e.previous_secret_sealed',
-      'e.previous_secret_until',
-      'e.lineage_id',
-      'e.failing_since',
-    ])
+    .select(SENDING_COLUMNS)
     .where('d.id', 'in', ids)
     .execute();
-  return rows.map((row) => ({
+  return rows.map(toSend);
+}
+
+/** The columns of a delivery, its event and its endpoint that sending needs. */
+const SENDING_COLUMNS = [
+  'd.id',
+  'd.attempts',
+  'v.type',
+  'v.campaign_id',
+  'v.lineage_id as event_lineage_id',
+  'v.data',
+  'v.created_at',
+  'e.id as endpoint_id',
+  'e.url',
+  'e.secret_sealed',
+  'e.previous_secret_sealed',
+  'e.previous_secret_until',
+  'e.lineage_id',
+  'e.failing_since',
+] as const;
+
+function toSend(row: {
+  id: string;
+  attempts: number | string;
+  type: string;
+  campaign_id: string | null;
+  event_lineage_id: string | null;
+  data: string;
+  created_at: number | string;
+  endpoint_id: string;
+  url: string;
+  secret_sealed: string;
+  previous_secret_sealed: string | null;
+  previous_secret_until: number | string | null;
+  lineage_id: string;
+  failing_since: number | string | null;
+}): DeliveryToSend {
+  return {
     id: row.id,
     attempts: Number(row.attempts),
     type: row.type as EventType,
@@ -120,7 +169,7 @@ export async function loadDeliveries(
     previousSecretUntil: nullable(row.previous_secret_until),
     lineageId: row.lineage_id,
     failingSince: nullable(row.failing_since),
-  }));
+  };
 }
 
 function nullable(value: number | string | null): number | null {
@@ -139,30 +188,28 @@ export async function readableNow(
 ): Promise<Map<string, Map<string, { live: boolean }>>> {
   const readable = new Map<string, Map<string, { live: boolean }>>();
   if (lineageIds.length === 0) return readable;
-  const keys = await db
+  // Every key in force of these chains with its scope, newest key first: one read.
+  const rows = await db
     .selectFrom('api_keys as k')
     .innerJoin('accounts as a', 'a.id', 'k.account_id')
-    .select(['k.id', 'k.lineage_id'])
+    .leftJoin('key_scopes as s', 's.key_id', 'k.id')
+    .leftJoin('campaigns as c', 'c.id', 's.campaign_id')
+    .select(['k.id', 'k.lineage_id', 's.campaign_id', 'c.deleted_at'])
     .where('k.lineage_id', 'in', lineageIds)
     .where('k.expires_at', '>', now)
     .where((eb) => eb.or([eb('k.revoked_at', 'is', null), eb('k.revoked_at', '>', now)]))
     .where('a.deactivated_at', 'is', null)
     .orderBy('k.created_at', 'desc')
+    .orderBy('k.id')
     .execute();
   const newest = new Map<string, string>();
-  for (const key of keys) if (!newest.has(key.lineage_id)) newest.set(key.lineage_id, key.id);
-  if (newest.size === 0) return readable;
-  const lineageOf = new Map([...newest].map(([lineage, key]) => [key, lineage]));
-  for (const lineage of newest.keys()) readable.set(lineage, new Map());
-  const scopes = await db
-    .selectFrom('key_scopes as s')
-    .innerJoin('campaigns as c', 'c.id', 's.campaign_id')
-    .select(['s.key_id', 's.campaign_id', 'c.deleted_at'])
-    .where('s.key_id', 'in', [...newest.values()])
-    .execute();
-  for (const scope of scopes) {
-    const lineage = lineageOf.get(scope.key_id) as string;
-    readable.get(lineage)?.set(scope.campaign_id, { live: scope.deleted_at === null });
+  for (const row of rows) {
+    if (!newest.has(row.lineage_id)) {
+      newest.set(row.lineage_id, row.id);
+      readable.set(row.lineage_id, new Map());
+    }
+    if (newest.get(row.lineage_id) !== row.id || row.campaign_id === null) continue;
+    readable.get(row.lineage_id)?.set(row.campaign_id, { live: row.deleted_at === null });
   }
   return readable;
 }

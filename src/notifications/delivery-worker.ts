@@ -2,11 +2,10 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import {
-  claim,
+  claimForSending,
   type DeliveryToSend,
   disableEndpoint,
   findDue,
-  loadDeliveries,
   noteEndpointFailure,
   noteEndpointSuccess,
   readableNow,
@@ -143,12 +142,8 @@ export class DeliveryWorker {
       counted.set(row.endpoint_id, n + 1);
       fitting.push(row.id);
     }
-    const won = await claim(store.db, store.engine, fitting, now, this.leaseMs);
-    if (won.length === 0) return 0;
-    const deliveries = await loadDeliveries(
-      store.db,
-      won.map((row) => row.id),
-    );
+    const deliveries = await claimForSending(store.db, store.engine, fitting, now, this.leaseMs);
+    if (deliveries.length === 0) return 0;
     const readable = await readableNow(
       store.db,
       [...new Set(deliveries.map((delivery) => delivery.lineageId))],
