@@ -30,7 +30,7 @@ export async function findDue(
  * Claims deliveries for one attempt: each counts the attempt and moves its due time past the
  * lease, so no other worker takes it while it is sent, and a crash frees it when the lease ends.
  * On PostgreSQL rows another worker holds are skipped (FOR UPDATE SKIP LOCKED); SQLite has one
- * writer. Returns the deliveries won, with their attempt number.
+ * writer.
  */
 function claimQuery(
   db: Kysely<Database>,
@@ -54,12 +54,12 @@ function claimQuery(
       last_attempt_at: now,
     }))
     .where('id', 'in', free)
-    .returning(['id', 'attempts', 'event_id', 'endpoint_id']);
+    .returning('id');
 }
 
 /**
- * Claims deliveries and reads what sending them needs. On PostgreSQL one statement does both (the
- * claim is a data-modifying CTE); SQLite, whose statements cost no round trip, runs two.
+ * Claims deliveries for one attempt (see claimQuery), and reads what sending them needs. Returns
+ * the deliveries won, with their attempt number.
  */
 export async function claimForSending(
   db: Kysely<Database>,
@@ -69,21 +69,11 @@ export async function claimForSending(
   leaseMs: number,
 ): Promise<DeliveryToSend[]> {
   if (ids.length === 0) return [];
-  if (engine === 'sqlite') {
-    const won = await claimQuery(db, engine, ids, now, leaseMs).execute();
-    return loadDeliveries(
-      db,
-      won.map((row) => row.id),
-    );
-  }
-  const rows = await db
-    .with('d', () => claimQuery(db, engine, ids, now, leaseMs))
-    .selectFrom('d')
-    .innerJoin('webhook_events as v', 'v.id', 'd.event_id')
-    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-    .select(SENDING_COLUMNS)
-    .execute();
-  return rows.map(toSend);
+  const won = await claimQuery(db, engine, ids, now, leaseMs).execute();
+  return loadDeliveries(
+    db,
+    won.map((row) => row.id),
+  );
 }
 
 /** What sending a claimed delivery needs: its event, its endpoint, and the endpoint's chain. */
