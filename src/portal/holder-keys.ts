@@ -5,20 +5,11 @@ import { listKeys, rotateKey } from '../keys/keys.service.ts';
 import { keyOverview } from './key-overview.ts';
 import type { Audit, ClientContext, PortalDeps } from './portal-context.ts';
 import type { SessionPrincipal } from './sessions.ts';
-import { isSteppedUp } from './step-up.ts';
+import { requireStepUp } from './step-up.ts';
 
 /** The keys of the signed-in account: listed, revealed once, rotated, never widened. */
 export function createHolderKeys(deps: PortalDeps, audit: Audit) {
   const { store, clock, secrets } = deps;
-
-  function requireStepUp(principal: SessionPrincipal): void {
-    if (!isSteppedUp(principal, clock.now())) {
-      throw new ApiError(
-        'step_up_required',
-        'this action needs a step-up code: POST /developer/auth/step-up first',
-      );
-    }
-  }
 
   async function ownKey(principal: SessionPrincipal, keyId: string) {
     const key = await findSealedKey(store.db, keyId);
@@ -52,7 +43,7 @@ export function createHolderKeys(deps: PortalDeps, audit: Audit) {
 
     /** Shows a key the operator sealed for the portal, once; the sealed copy is wiped as it is shown. */
     async reveal(principal: SessionPrincipal, keyId: string, client: ClientContext) {
-      requireStepUp(principal);
+      requireStepUp(principal, clock.now());
       const key = await ownKey(principal, keyId);
       if (key.revealed_at !== null) {
         throw new ApiError('already_revealed', `key ${keyId} was already revealed`);
@@ -77,7 +68,7 @@ export function createHolderKeys(deps: PortalDeps, audit: Audit) {
       overlapHours: number,
       client: ClientContext,
     ) {
-      requireStepUp(principal);
+      requireStepUp(principal, clock.now());
       await ownKey(principal, keyId);
       try {
         const rotated = await rotateKey(

@@ -15,7 +15,7 @@ import { webhookSealKey } from '../notifications/signing.ts';
 import { urlProblem } from '../notifications/webhook-sender.ts';
 import type { Audit, ClientContext, PortalDeps } from './portal-context.ts';
 import type { SessionPrincipal } from './sessions.ts';
-import { isSteppedUp } from './step-up.ts';
+import { requireStepUp } from './step-up.ts';
 
 /** A URL the service will not send notifications to, said as the holder can act on it. */
 export class EndpointUrlError extends ApiError {
@@ -39,12 +39,6 @@ export function createHolderWebhooks(deps: PortalDeps, audit: Audit) {
     allowPrivateNetworks: deps.settings.webhooksAllowPrivateNetworks ?? false,
     actor: principal.accountId,
   });
-
-  function requireStepUp(principal: SessionPrincipal): void {
-    if (!isSteppedUp(principal, clock.now())) {
-      throw new ApiError('step_up_required', 'this action needs a step-up code first');
-    }
-  }
 
   /** The key's chain, when the key is the account's; a 404 otherwise. */
   async function ownKey(principal: SessionPrincipal, keyId: string): Promise<string> {
@@ -105,7 +99,7 @@ export function createHolderWebhooks(deps: PortalDeps, audit: Audit) {
       input: { url: string; events: string[] },
       client: ClientContext,
     ) {
-      requireStepUp(principal);
+      requireStepUp(principal, clock.now());
       await ownKey(principal, keyId);
       const added = await asPortal(addEndpoint(settingsFor(principal), { keyId, ...input }));
       await audit(principal.accountId, 'webhook.added', client, {
@@ -121,7 +115,7 @@ export function createHolderWebhooks(deps: PortalDeps, audit: Audit) {
       endpointId: string,
       client: ClientContext,
     ) {
-      requireStepUp(principal);
+      requireStepUp(principal, clock.now());
       await ownEndpoint(principal, keyId, endpointId);
       const rotated = await asPortal(rotateSecret(settingsFor(principal), endpointId));
       await audit(principal.accountId, 'webhook.rotated', client, { keyId, endpointId });

@@ -13,6 +13,16 @@ export function isSteppedUp(principal: SessionPrincipal, now: number): boolean {
   return principal.stepUpUntil !== null && principal.stepUpUntil > now;
 }
 
+/** Refuses a sensitive action (a key's reveal or rotation, an endpoint's secret) without one. */
+export function requireStepUp(principal: SessionPrincipal, now: number): void {
+  if (!isSteppedUp(principal, now)) {
+    throw new ApiError(
+      'step_up_required',
+      'this action needs a step-up code: POST /developer/auth/step-up first',
+    );
+  }
+}
+
 /** Spec: step-up codes guard key reveal and rotation; a code is bound to its session. */
 export function createStepUp(deps: PortalDeps, codes: Codes, audit: Audit) {
   const { store, clock } = deps;
