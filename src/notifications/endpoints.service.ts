@@ -48,6 +48,14 @@ function iso(value: number | string | null): string | null {
   return value === null ? null : new Date(Number(value)).toISOString();
 }
 
+/** A URL notifications may not go to (see urlProblem): the caller says it at the URL field. */
+export class EndpointUrlRefused extends DomainError {
+  constructor(problem: string) {
+    super('invalid', `the URL ${problem}`);
+    this.name = 'EndpointUrlRefused';
+  }
+}
+
 /** Parses `a,b` or a list into event types; every type when empty. Refuses unknown names. */
 export function parseEventTypes(names: readonly string[]): EventType[] {
   const unknown = names.filter((name) => !isEventType(name));
@@ -82,7 +90,7 @@ export async function addEndpoint(
 ): Promise<{ endpoint: EndpointView; secret: string }> {
   const { store, clock } = settings;
   const problem = urlProblem(input.url, settings.allowPrivateNetworks);
-  if (problem) throw new DomainError('invalid', `the URL ${problem}`);
+  if (problem) throw new EndpointUrlRefused(problem);
   const events = parseEventTypes(input.events ?? []);
   const lineageId = await lineageOf(settings, input.keyId);
   const id = `ep_${randomBytes(12).toString('base64url')}`;

@@ -98,7 +98,7 @@ export function registerWebhookRoutes(
     const { id: keyId, endpointId } = paramsOf(request);
     try {
       // Someone else's endpoint is not found before any code is mailed for it.
-      await portal.webhooks.deliveries(principal, keyId, endpointId);
+      await portal.webhooks.checkEndpoint(principal, keyId, endpointId);
     } catch (error) {
       return showKey(request, reply, principal, error);
     }

@@ -3,6 +3,7 @@ import {
   addEndpoint,
   disableEndpointByHand,
   type EndpointSettings,
+  EndpointUrlRefused,
   enableEndpoint,
   listDeliveries,
   listEndpoints,
@@ -71,9 +72,7 @@ export function createHolderWebhooks(deps: PortalDeps, audit: Audit) {
       return await work;
     } catch (error) {
       if (error instanceof DomainError) {
-        if (error.kind === 'invalid' && error.message.startsWith('the URL')) {
-          throw new EndpointUrlError(error.message);
-        }
+        if (error instanceof EndpointUrlRefused) throw new EndpointUrlError(error.message);
         throw new ApiError(error.kind === 'not_found' ? 'not_found' : 'conflict', error.message);
       }
       throw error;
@@ -137,6 +136,11 @@ export function createHolderWebhooks(deps: PortalDeps, audit: Audit) {
         remove: () => removeEndpoint(settings, endpointId),
       };
       await asPortal(actions[change]());
+    },
+
+    /** Refuses (404) an endpoint that is not on this account's key. */
+    async checkEndpoint(principal: SessionPrincipal, keyId: string, endpointId: string) {
+      await ownEndpoint(principal, keyId, endpointId);
     },
 
     async deliveries(principal: SessionPrincipal, keyId: string, endpointId: string) {

@@ -4,6 +4,7 @@ import type { Store } from '../../src/db/connect.ts';
 import { importDocument } from '../../src/import/import.service.ts';
 import { replaceKeyScope, revokeKey } from '../../src/keys/keys.service.ts';
 import type { Mailer, MailMessage } from '../../src/mail/mailer.ts';
+import { settleDeliveries } from '../../src/notifications/deliveries.repository.ts';
 import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts';
 import {
   addEndpoint,
@@ -394,6 +395,32 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
     const notices = w.receiver.events().filter((event) => event.type === 'key.expiring');
     expect(notices.map((event) => event.data.daysLeft).sort()).toEqual([1, 6]);
     expect(notices.map((event) => event.data.keyId)).toEqual([expiring.id, expiring.id]);
+  });
+
+  it('does not let a claim that outlived its lease overwrite a later attempt', async () => {
+    const id = await sendTestEvent(w.settings, w.endpoint.id);
+    w.receiver.answer = () => 503;
+    await w.worker.runOnce();
+    // A worker that claimed attempt 1 and comes back after attempt 2 was made elsewhere.
+    await w.store.db
+      .updateTable('webhook_deliveries')
+      .set({ attempts: 2 })
+      .where('id', '=', id)
+      .execute();
+    await settleDeliveries(w.store.db, [
+      {
+        delivery: { id, attempts: 1 },
+        outcome: { state: 'delivered', at: w.clock.now() },
+        attempt: { status: 204, error: null, durationMs: 1 },
+      },
+    ]);
+    const row = await w.store.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ state: 'pending', last_status: 503 });
+    await w.store.db.deleteFrom('webhook_deliveries').where('id', '=', id).execute();
   });
 
   it('sends nothing once the key is revoked', async () => {
