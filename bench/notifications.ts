@@ -19,9 +19,12 @@ export const ENDPOINTS_PER_KEY = 10;
 /** How long the receivers are down in the outage case. */
 export const OUTAGE_MS = 60_000;
 
+/** Imports measured on a running server, after the first one since its start. */
+export const WARM_IMPORTS = 3;
+
 export interface BurstRow {
   endpoints: number;
-  /** Notifications the import's commit should cause (respondents.changed per campaign and endpoint). */
+  /** Notifications the imports' commits should cause (respondents.changed per campaign and endpoint). */
   expected: number;
   delivered: number;
   duplicates: number;
@@ -32,8 +35,10 @@ export interface BurstRow {
   maxMs: number;
 }
 
+/** The burst on a running server (WARM_IMPORTS imports, pooled), and the first one after start. */
 export interface NotificationsRow extends BurstRow {
   engine: Engine;
+  cold: BurstRow;
   /** Receivers answering 503 for OUTAGE_MS after an import, then 2xx: all delivered, when. */
   outage: { expected: number; delivered: number; duplicates: number; lastAfterMs: number };
   /** The server SIGKILLed while requests are in flight, then started again. */
@@ -164,8 +169,9 @@ async function until(check: () => boolean, ms: number): Promise<void> {
 }
 
 /**
- * Three cases on one data set, each with a compiled `serve` delivering to 100 endpoints: an
- * import of ROWS rows (commit to 2xx, p50 and p99); receivers down for OUTAGE_MS then back (all
+ * Three cases on one data set, each with a compiled `serve` delivering to 100 endpoints: imports
+ * of ROWS rows (commit to 2xx, p50 and p99: the first after the server's start, and
+ * WARM_IMPORTS more on the running server); receivers down for OUTAGE_MS then back (all
  * delivered, duplicates counted); the server SIGKILLed with requests in flight and started again
  * (none lost).
  */
@@ -189,25 +195,42 @@ export async function measureNotifications(options: {
   const endpoints = KEYS * ENDPOINTS_PER_KEY;
   const expected = CAMPAIGNS * endpoints;
   let server: ServerProcess = await startHadir(env);
-  try {
-    await sleep(1_000);
-    const committed = await importRows(store, campaignIds, ROWS);
-    await until(() => receivers.received.length >= expected, 60_000);
-    await sleep(1_000);
-    const latencies = receivers.received.map((one) => one.at - committed).sort((a, b) => a - b);
-    const burst: BurstRow = {
+  /** Imports one after another, each drained before the next; latencies of all, pooled. */
+  const bursts = async (count: number): Promise<BurstRow> => {
+    const latencies: number[] = [];
+    let delivered = 0;
+    let duplicates = 0;
+    for (let n = 0; n < count; n++) {
+      receivers.reset();
+      await sleep(1_000);
+      const committed = await importRows(store, campaignIds, ROWS);
+      await until(() => receivers.received.length >= expected, 60_000);
+      await sleep(1_000);
+      latencies.push(...receivers.received.map((one) => one.at - committed));
+      delivered += receivers.distinct();
+      duplicates += receivers.received.length - receivers.distinct();
+    }
+    latencies.sort((a, b) => a - b);
+    return {
       endpoints,
-      expected,
-      delivered: receivers.distinct(),
-      duplicates: receivers.received.length - receivers.distinct(),
+      expected: expected * count,
+      delivered,
+      duplicates,
       minMs: latencies[0] ?? Number.NaN,
       p50Ms: percentile(latencies, 0.5),
       p99Ms: percentile(latencies, 0.99),
       maxMs: latencies.at(-1) ?? Number.NaN,
     };
+  };
+  const report = (what: string, row: BurstRow) =>
     log(
-      `  ${engine}: ${burst.delivered}/${expected} delivered, ${burst.duplicates} twice; commit to 2xx first ${burst.minMs} ms, p50 ${burst.p50Ms} ms, p99 ${burst.p99Ms} ms`,
+      `  ${engine}, ${what}: ${row.delivered}/${row.expected} delivered, ${row.duplicates} twice; commit to 2xx first ${row.minMs} ms, p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms`,
     );
+  try {
+    const cold = await bursts(1);
+    report('first import after start', cold);
+    const burst = await bursts(WARM_IMPORTS);
+    report(`${WARM_IMPORTS} imports on the running server`, burst);
 
     const watch = await measureWatchMirror({ store, baseUrl: server.url, sealSecret });
     log(
@@ -259,7 +282,7 @@ export async function measureNotifications(options: {
     log(
       `  ${engine}: SIGKILL with requests in flight: ${crash.delivered}/${expected} delivered, ${crash.lost} lost, ${crash.duplicates} twice, ${crash.stillPending} still pending`,
     );
-    return { engine, ...burst, outage, crash, watch };
+    return { engine, ...burst, cold, outage, crash, watch };
   } finally {
     await server.stop().catch(() => {});
     await store.close();

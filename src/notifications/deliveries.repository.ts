@@ -1,29 +1,40 @@
 import { type Kysely, sql } from 'kysely';
+import { inList, jsonRecords, listParameter } from '../db/list-parameter.ts';
+import { preparedQuery } from '../db/prepared.ts';
 import type { Database } from '../db/schema.ts';
-import type { Engine } from '../db/store.ts';
+import type { Store } from '../db/store.ts';
 import type { EventType } from './events.ts';
+
+/*
+ * The worker's statements run many times a second under a burst. They are prepared (see
+ * prepared.ts), lists bound as one parameter (see list-parameter.ts): PostgreSQL then plans each
+ * once per connection, where planning cost more than running them.
+ */
+
+const selectDue = preparedQuery((store, now: number, limit: number, busy: unknown) =>
+  store.db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select(['d.id', 'd.endpoint_id', 'e.lineage_id'])
+    .where('d.state', '=', 'pending')
+    .where('d.next_attempt_at', '<=', now)
+    .where('e.disabled_at', 'is', null)
+    .where((eb) => eb.not(inList(store, 'd.endpoint_id', busy)))
+    .orderBy('d.next_attempt_at')
+    .limit(limit),
+);
 
 /**
  * Deliveries due now, oldest first, of enabled endpoints not in `busy` (those at their limit of
  * requests in flight). Read by the due index alone: the caller spreads them over endpoints.
  */
-export async function findDue(
-  db: Kysely<Database>,
+export function findDue(
+  store: Store,
   now: number,
   limit: number,
   busy: readonly string[],
-): Promise<Array<{ id: string; endpoint_id: string }>> {
-  return db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-    .select(['d.id', 'd.endpoint_id'])
-    .where('d.state', '=', 'pending')
-    .where('d.next_attempt_at', '<=', now)
-    .where('e.disabled_at', 'is', null)
-    .$if(busy.length > 0, (query) => query.where('d.endpoint_id', 'not in', busy))
-    .orderBy('d.next_attempt_at')
-    .limit(limit)
-    .execute();
+): Promise<Array<{ id: string; endpoint_id: string; lineage_id: string }>> {
+  return selectDue(store, now, limit, listParameter(store, busy));
 }
 
 /**
@@ -32,48 +43,81 @@ export async function findDue(
  * On PostgreSQL rows another worker holds are skipped (FOR UPDATE SKIP LOCKED); SQLite has one
  * writer.
  */
-function claimQuery(
-  db: Kysely<Database>,
-  engine: Engine,
-  ids: readonly string[],
-  now: number,
-  leaseMs: number,
-) {
-  const free = db
+function claimQuery(store: Store, ids: unknown, now: unknown, leaseEnd: unknown) {
+  const free = store.db
     .selectFrom('webhook_deliveries')
     .select('id')
-    .where('id', 'in', ids)
+    .where(inList(store, 'id', ids))
     .where('state', '=', 'pending')
-    .where('next_attempt_at', '<=', now)
-    .$if(engine === 'postgres', (query) => query.forUpdate().skipLocked());
-  return db
+    .where('next_attempt_at', '<=', now as number)
+    .$if(store.engine === 'postgres', (query) => query.forUpdate().skipLocked());
+  return store.db
     .updateTable('webhook_deliveries')
     .set((eb) => ({
       attempts: eb('attempts', '+', 1),
-      next_attempt_at: now + leaseMs,
-      last_attempt_at: now,
+      next_attempt_at: leaseEnd as number,
+      last_attempt_at: now as number,
     }))
-    .where('id', 'in', free)
-    .returning('id');
+    .where('id', 'in', free);
 }
+
+/** PostgreSQL: the claim and the read of what sending needs, in one statement. */
+const claimAndLoad = preparedQuery((store, ids: unknown, now: number, leaseEnd: number) =>
+  store.db
+    .with('won', () =>
+      claimQuery(store, ids, now, leaseEnd).returning([
+        'id',
+        'attempts',
+        'event_id',
+        'endpoint_id',
+      ]),
+    )
+    .selectFrom('won as d')
+    .innerJoin('webhook_events as v', 'v.id', 'd.event_id')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select(SENDING_COLUMNS),
+);
+
+/** SQLite, which has no statement in a WITH: the claim, then the read. */
+const claimOnly = preparedQuery((store, ids: unknown, now: number, leaseEnd: number) =>
+  claimQuery(store, ids, now, leaseEnd).returning('id'),
+);
+
+const loadDeliveries = preparedQuery((store, ids: unknown) =>
+  store.db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_events as v', 'v.id', 'd.event_id')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select(SENDING_COLUMNS)
+    .where(inList(store, 'd.id', ids)),
+);
 
 /**
  * Claims deliveries for one attempt (see claimQuery), and reads what sending them needs. Returns
- * the deliveries won, with their attempt number.
+ * the deliveries won, with their attempt number. On PostgreSQL the claim and the read are one
+ * statement: the claim is the step every worker waits on, and each round trip adds to it.
  */
 export async function claimForSending(
-  db: Kysely<Database>,
-  engine: Engine,
+  store: Store,
   ids: readonly string[],
   now: number,
   leaseMs: number,
 ): Promise<DeliveryToSend[]> {
   if (ids.length === 0) return [];
-  const won = await claimQuery(db, engine, ids, now, leaseMs).execute();
-  return loadDeliveries(
-    db,
-    won.map((row) => row.id),
+  const list = listParameter(store, ids);
+  if (store.engine === 'postgres') {
+    return (await claimAndLoad(store, list, now, now + leaseMs)).map(toSend);
+  }
+  const won = await claimOnly(store, list, now, now + leaseMs);
+  if (won.length === 0) return [];
+  const rows = await loadDeliveries(
+    store,
+    listParameter(
+      store,
+      won.map((row) => row.id),
+    ),
   );
+  return rows.map(toSend);
 }
 
 /** What sending a claimed delivery needs: its event, its endpoint, and the endpoint's chain. */
@@ -93,21 +137,6 @@ export interface DeliveryToSend {
   previousSecretUntil: number | null;
   lineageId: string;
   failingSince: number | null;
-}
-
-async function loadDeliveries(
-  db: Kysely<Database>,
-  ids: readonly string[],
-): Promise<DeliveryToSend[]> {
-  if (ids.length === 0) return [];
-  const rows = await db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_events as v', 'v.id', 'd.event_id')
-    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
-    .select(SENDING_COLUMNS)
-    .where('d.id', 'in', ids)
-    .execute();
-  return rows.map(toSend);
 }
 
 /** The columns of a delivery, its event and its endpoint that sending needs. */
@@ -166,32 +195,35 @@ function nullable(value: number | string | null): number | null {
   return value === null ? null : Number(value);
 }
 
+/** Every key in force of these chains with its scope, newest key first: one read. */
+const selectInForce = preparedQuery((store, lineageIds: unknown, now: number) =>
+  store.db
+    .selectFrom('api_keys as k')
+    .innerJoin('accounts as a', 'a.id', 'k.account_id')
+    .leftJoin('key_scopes as s', 's.key_id', 'k.id')
+    .leftJoin('campaigns as c', 'c.id', 's.campaign_id')
+    .select(['k.id', 'k.lineage_id', 's.campaign_id', 'c.deleted_at'])
+    .where(inList(store, 'k.lineage_id', lineageIds))
+    .where('k.expires_at', '>', now)
+    .where((eb) => eb.or([eb('k.revoked_at', 'is', null), eb('k.revoked_at', '>', now)]))
+    .where('a.deactivated_at', 'is', null)
+    .orderBy('k.created_at', 'desc')
+    .orderBy('k.id'),
+);
+
 /**
  * What the chains may read now: for each chain with a key in force (not revoked, not expired,
  * its account active), the campaigns its newest such key has in scope, each with whether it is
  * live. A chain with no key in force is absent.
  */
 export async function readableNow(
-  db: Kysely<Database>,
+  store: Store,
   lineageIds: readonly string[],
   now: number,
 ): Promise<Map<string, Map<string, { live: boolean }>>> {
   const readable = new Map<string, Map<string, { live: boolean }>>();
   if (lineageIds.length === 0) return readable;
-  // Every key in force of these chains with its scope, newest key first: one read.
-  const rows = await db
-    .selectFrom('api_keys as k')
-    .innerJoin('accounts as a', 'a.id', 'k.account_id')
-    .leftJoin('key_scopes as s', 's.key_id', 'k.id')
-    .leftJoin('campaigns as c', 'c.id', 's.campaign_id')
-    .select(['k.id', 'k.lineage_id', 's.campaign_id', 'c.deleted_at'])
-    .where('k.lineage_id', 'in', lineageIds)
-    .where('k.expires_at', '>', now)
-    .where((eb) => eb.or([eb('k.revoked_at', 'is', null), eb('k.revoked_at', '>', now)]))
-    .where('a.deactivated_at', 'is', null)
-    .orderBy('k.created_at', 'desc')
-    .orderBy('k.id')
-    .execute();
+  const rows = await selectInForce(store, listParameter(store, lineageIds), now);
   const newest = new Map<string, string>();
   for (const row of rows) {
     if (!newest.has(row.lineage_id)) {
@@ -225,29 +257,42 @@ export interface Settlement {
  * still this attempt's (a worker that outlived its lease must not overwrite a later attempt).
  */
 export async function settleDeliveries(
-  db: Kysely<Database>,
+  store: Store,
   settlements: readonly Settlement[],
 ): Promise<void> {
   if (settlements.length === 0) return;
-  const rows = settlements.map(
-    ({ delivery, outcome, attempt }) =>
-      sql`(${delivery.id}, CAST(${delivery.attempts} AS integer), ${outcome.state},
-        CAST(${outcome.state === 'pending' ? outcome.nextAttemptAt : null} AS bigint),
-        CAST(${outcome.state === 'pending' ? null : outcome.at} AS bigint),
-        CAST(${attempt.status} AS integer), CAST(${attempt.error} AS text),
-        CAST(${attempt.durationMs} AS integer))`,
-  );
-  await sql`WITH settled (id, attempts, state, next_at, ended_at, status, error, duration) AS
-      (VALUES ${sql.join(rows)})
-    UPDATE webhook_deliveries SET state = settled.state,
+  const rows = settlements.map(({ delivery, outcome, attempt }) => ({
+    id: delivery.id,
+    attempts: delivery.attempts,
+    state: outcome.state,
+    next_at: outcome.state === 'pending' ? outcome.nextAttemptAt : null,
+    ended_at: outcome.state === 'pending' ? null : outcome.at,
+    status: attempt.status,
+    error: attempt.error,
+    duration: attempt.durationMs,
+  }));
+  await updateSettled(store, JSON.stringify(rows));
+}
+
+const updateSettled = preparedQuery((store, json: string) => {
+  const settled = jsonRecords(store, json, 'settled', [
+    ['id', 'text'],
+    ['attempts', 'integer'],
+    ['state', 'text'],
+    ['next_at', 'bigint'],
+    ['ended_at', 'bigint'],
+    ['status', 'integer'],
+    ['error', 'text'],
+    ['duration', 'integer'],
+  ]);
+  const update = sql`UPDATE webhook_deliveries SET state = settled.state,
       next_attempt_at = COALESCE(settled.next_at, webhook_deliveries.next_attempt_at),
       ended_at = settled.ended_at, last_status = settled.status, last_error = settled.error,
       last_duration_ms = settled.duration
-    FROM settled
-    WHERE webhook_deliveries.id = settled.id AND webhook_deliveries.attempts = settled.attempts`.execute(
-    db,
-  );
-}
+    FROM ${settled}
+    WHERE webhook_deliveries.id = settled.id AND webhook_deliveries.attempts = settled.attempts`;
+  return { compile: () => update.compile(store.db) };
+});
 
 export async function noteEndpointSuccess(
   db: Kysely<Database>,

@@ -38,7 +38,7 @@ export interface DeliveryWorkerOptions {
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'retrying' | 'skipped' | 'refused';
 
-export const DEFAULT_CONCURRENCY = 64;
+export const DEFAULT_CONCURRENCY = 128;
 export const DEFAULT_PER_ENDPOINT = 4;
 /** How long freed slots gather before they are filled again. */
 const REFILL_MS = 3;
@@ -72,7 +72,7 @@ export class DeliveryWorker {
     this.perEndpoint = options.perEndpoint ?? DEFAULT_PER_ENDPOINT;
     this.pollIntervalMs = options.pollIntervalMs ?? 50;
     this.leaseMs = options.leaseMs ?? 30_000;
-    this.settlements = new SettleBatch(options.store.db);
+    this.settlements = new SettleBatch(options.store);
   }
 
   start(): void {
@@ -133,22 +133,25 @@ export class DeliveryWorker {
     const now = clock.now();
     const busy = [...this.inFlight].filter(([, n]) => n >= this.perEndpoint).map(([id]) => id);
     // More than there is room for: some may belong to an endpoint already at its limit.
-    const due = await findDue(store.db, now, room * this.perEndpoint, busy);
+    const due = await findDue(store, now, room * this.perEndpoint, busy);
     const fitting: string[] = [];
+    const chains = new Set<string>();
     const counted = new Map(this.inFlight);
     for (const row of due) {
+      if (fitting.length === room) break;
       const n = counted.get(row.endpoint_id) ?? 0;
       if (n >= this.perEndpoint) continue;
       counted.set(row.endpoint_id, n + 1);
       fitting.push(row.id);
+      chains.add(row.lineage_id);
     }
-    const deliveries = await claimForSending(store.db, store.engine, fitting, now, this.leaseMs);
+    if (fitting.length === 0) return 0;
+    // What the chains may read is asked beside the claim, not after it: one wait instead of two.
+    const [deliveries, readable] = await Promise.all([
+      claimForSending(store, fitting, now, this.leaseMs),
+      readableNow(store, [...chains], now),
+    ]);
     if (deliveries.length === 0) return 0;
-    const readable = await readableNow(
-      store.db,
-      [...new Set(deliveries.map((delivery) => delivery.lineageId))],
-      now,
-    );
     // Opened once per endpoint of this claim, and forgotten with it.
     const opened = new Map<string, readonly string[]>();
     const secretsOf = (delivery: DeliveryToSend) => {
@@ -160,31 +163,53 @@ export class DeliveryWorker {
       return secrets;
     };
     for (const delivery of deliveries) {
-      this.running += 1;
-      this.inFlight.set(delivery.endpointId, (this.inFlight.get(delivery.endpointId) ?? 0) + 1);
-      const send = this.deliver(delivery, readable.get(delivery.lineageId), () =>
-        secretsOf(delivery),
+      const release = this.takeSlot(delivery.endpointId);
+      const send = this.deliver(
+        delivery,
+        readable.get(delivery.lineageId),
+        () => secretsOf(delivery),
+        release,
       )
         .catch((error) => this.options.onError?.(error))
         .finally(() => {
-          this.running -= 1;
-          const left = (this.inFlight.get(delivery.endpointId) ?? 1) - 1;
-          if (left === 0) this.inFlight.delete(delivery.endpointId);
-          else this.inFlight.set(delivery.endpointId, left);
+          release();
           this.sends.delete(send);
-          // Freed slots are filled soon, not at the next poll, and together: a claim costs
-          // several queries, which one claim per finished request would spend many times over.
-          if (!this.stopped) this.schedule(REFILL_MS);
         });
       this.sends.add(send);
     }
     return deliveries.length;
   }
 
+  /**
+   * Counts a request in flight, overall and to its endpoint; the returned release gives the slot
+   * back (once, however often it is called) and has it filled again soon.
+   */
+  private takeSlot(endpointId: string): () => void {
+    this.running += 1;
+    this.inFlight.set(endpointId, (this.inFlight.get(endpointId) ?? 0) + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.running -= 1;
+      const left = (this.inFlight.get(endpointId) ?? 1) - 1;
+      if (left === 0) this.inFlight.delete(endpointId);
+      else this.inFlight.set(endpointId, left);
+      // Freed slots are filled soon, not at the next poll, and together: a claim costs
+      // several queries, which one claim per finished request would spend many times over.
+      if (!this.stopped) this.schedule(REFILL_MS);
+    };
+  }
+
+  /**
+   * Sends one claimed delivery and records how it ended. The slot is given back as soon as the
+   * request has ended: recording the outcome is not a request, and waits for others to join it.
+   */
   private async deliver(
     delivery: DeliveryToSend,
     readable: Map<string, { live: boolean }> | undefined,
     secrets: () => readonly string[],
+    release: () => void,
   ): Promise<void> {
     const { store, clock } = this.options;
     const unreadable = whyNotSent(delivery, readable);
@@ -198,6 +223,7 @@ export class DeliveryWorker {
       return;
     }
     const outcome = await this.post(delivery, secrets());
+    release();
     const at = clock.now();
     const attempt = {
       status: outcome.kind === 'refused' ? null : outcome.status,

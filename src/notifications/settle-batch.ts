@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.ts';
+import type { Store } from '../db/store.ts';
 import { type Settlement, settleDeliveries } from './deliveries.repository.ts';
 
 /** At most this many outcomes in one statement. */
@@ -19,9 +18,9 @@ export class SettleBatch {
   private scheduled = false;
 
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly store: Store,
     /** How long an outcome may wait for others to join it. */
-    private readonly gatherMs = 5,
+    private readonly gatherMs = 25,
   ) {}
 
   settle(
@@ -42,7 +41,7 @@ export class SettleBatch {
     while (this.waiting.length > 0) {
       const batch = this.waiting.splice(0, MAX_BATCH);
       settleDeliveries(
-        this.db,
+        this.store,
         batch.map((one) => one.settlement),
       ).then(
         () => {

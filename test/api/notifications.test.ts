@@ -12,6 +12,7 @@ import {
   enableEndpoint,
   listDeliveries,
   redeliver,
+  removeEndpoint,
   rotateSecret,
   sendTestEvent,
 } from '../../src/notifications/endpoints.service.ts';
@@ -407,7 +408,7 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
       .set({ attempts: 2 })
       .where('id', '=', id)
       .execute();
-    await settleDeliveries(w.store.db, [
+    await settleDeliveries(w.store, [
       {
         delivery: { id, attempts: 1 },
         outcome: { state: 'delivered', at: w.clock.now() },
@@ -421,6 +422,42 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
       .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ state: 'pending', last_status: 503 });
     await w.store.db.deleteFrom('webhook_deliveries').where('id', '=', id).execute();
+  });
+
+  it('keeps at most the set number of requests in flight, overall and to one endpoint', async () => {
+    const others = [];
+    for (const path of ['/a', '/b']) {
+      others.push(
+        (await addEndpoint(w.settings, { keyId: w.key.id, url: w.receiver.url + path })).endpoint,
+      );
+    }
+    const endpoints = [w.endpoint, ...others];
+    for (const endpoint of endpoints) {
+      for (let n = 0; n < 4; n++) await sendTestEvent(w.settings, endpoint.id);
+    }
+    const worker = (concurrency: number) =>
+      new DeliveryWorker({
+        store: w.store,
+        clock: w.clock,
+        sealKey: SEAL,
+        sender: {
+          resolve: () => Promise.reject(new Error('tests resolve no names')),
+          allowPrivateNetworks: true,
+          timeoutMs: 2_000,
+        },
+        concurrency,
+        perEndpoint: 2,
+      });
+    try {
+      // Three endpoints at two each could take six: the overall bound of five holds.
+      expect(await worker(5).runOnce()).toBe(5);
+      // With room for eight, each endpoint's bound of two holds.
+      expect(await worker(8).runOnce()).toBe(6);
+      expect(await worker(8).runOnce()).toBe(1);
+      expect(w.receiver.received).toHaveLength(12);
+    } finally {
+      for (const endpoint of others) await removeEndpoint(w.settings, endpoint.id);
+    }
   });
 
   it('sends nothing once the key is revoked', async () => {
