@@ -37,6 +37,13 @@ function hadirVersion(): string {
   return 'unknown';
 }
 
+/** Which code this is: the build that ./bin/hadir prefers while it is current, or the sources. */
+function runningFrom(): string {
+  return import.meta.url.endsWith('.js')
+    ? 'compiled JavaScript from dist/'
+    : 'TypeScript sources through tsx';
+}
+
 function helpText(): string {
   return [
     'usage: hadir <command> [options] [--json]',
@@ -110,7 +117,7 @@ export async function runCli(
     return argv.length === 0 ? 2 : 0;
   }
   if (argv[0] === '--version' || argv[0] === 'version') {
-    io.stdout(`hadir ${hadirVersion()} (Node.js ${process.version})\n`);
+    io.stdout(`hadir ${hadirVersion()} (Node.js ${process.version}, ${runningFrom()})\n`);
     return 0;
   }
   const found = findCommand(argv);

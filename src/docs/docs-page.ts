@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 /**
@@ -48,10 +48,21 @@ const REDOC_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
 const EMPTY_SVG =
   "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='1' height='1'/%3E";
 
-/** The Redoc bundle as served: its one outside request (the logo) pointed at an inline image. */
+/**
+ * Redoc's bundle as a build ships it (see scripts/finish-build.mjs): a production install has no
+ * redoc package, which is a development dependency of some hundred packages.
+ */
+const BUILT_REDOC = new URL('./redoc.standalone.js', import.meta.url);
+
+/** The Redoc bundle as served: the build's copy, or in the sources the redoc package's own. */
 export function redocBundle(): Buffer {
+  if (existsSync(BUILT_REDOC)) return readFileSync(BUILT_REDOC);
   const require = createRequire(import.meta.url);
-  const source = readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8');
+  return patchRedoc(readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'), 'utf8'));
+}
+
+/** Redoc's bundle with its one outside request (the logo) pointed at an inline image. */
+export function patchRedoc(source: string): Buffer {
   return Buffer.from(source.replaceAll(REDOC_CDN_LOGO, EMPTY_SVG));
 }
 

@@ -4,8 +4,8 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 export const CLIENT_CLOSED_REQUEST = 499;
 
 /**
- * One JSON line per data request on `logger`: who (key, account), what (campaign, the field keys
- * served, the row count) and how it ended. Never a value, a key or a token: only the fields
+ * One JSON line per data request on `logger`: who (key, account, the client's address), what
+ * (campaign, the field keys served, the row count) and how it ended. Never a value, a key or a token: only the fields
  * below, which is why the access logger may skip redaction (see logger.ts).
  */
 export function accessLog(logger: FastifyBaseLogger) {
@@ -23,6 +23,8 @@ export function accessLog(logger: FastifyBaseLogger) {
         keyId: key?.id ?? null,
         accountId: key?.accountId ?? null,
         authFailure: verification && verification.kind !== 'valid' ? verification.kind : undefined,
+        // The client's own address: behind a proxy named in TRUST_PROXY, the one it reports.
+        clientAddress: request.ip,
         method: request.method,
         route: request.routeOptions.url,
         campaignId: record?.campaignId ?? null,

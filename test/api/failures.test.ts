@@ -99,6 +99,7 @@ describe.each(ENGINES)('failures and the access log on %s', (engine) => {
       msg: 'data access',
       keyId,
       accountId,
+      clientAddress: '127.0.0.1',
       campaignId: 'c',
       fieldKeys: ['menu', 'nama'],
       rows: 1,

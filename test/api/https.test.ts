@@ -7,42 +7,13 @@ import type { PeerCertificate } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { loadConfig, transportOf } from '../../src/config.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { makeCertificate } from '../helpers/certificates.ts';
 import { runHadir, startHadir } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { createTestDatabaseUrl } from '../helpers/stores.ts';
 import { until } from '../helpers/until.ts';
 
 const BASE = '/developer/v1';
-
-/** A throwaway self-signed certificate for 127.0.0.1, made by openssl. */
-function makeCertificate(folder: string, name: string): { certFile: string; keyFile: string } {
-  const certFile = join(folder, `${name}.crt`);
-  const keyFile = join(folder, `${name}.key`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${name}`,
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-    ],
-    { stdio: 'pipe' },
-  );
-  return { certFile, keyFile };
-}
 
 /** A GET over HTTPS that accepts any certificate and reports the one the server presented. */
 function httpsGet(

@@ -1,12 +1,7 @@
-import { execFile, spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
-import { type ProcessSettings, settingsFor } from '../../src/process-memory.ts';
-import { exitOf, startHadir, TEST_SECRET_ENV } from '../helpers/cli.ts';
+import { exitOf, startHadir } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { createTestDatabaseUrl, openTestStore } from '../helpers/stores.ts';
 import { until } from '../helpers/until.ts';
@@ -99,62 +94,3 @@ describe.each([1, 2])('metrics on their own port, with WORKERS=%i', (workers) =>
     expect(await exitOf(server.child)).toBe(0);
   });
 });
-
-describe('the compiled server (npm run build:server)', () => {
-  const root = fileURLToPath(new URL('../../', import.meta.url));
-  const outDir = `dist-test-${process.pid}`;
-  afterAll(() => rmSync(join(root, outDir), { recursive: true, force: true }));
-
-  it('builds, serves the data API and the reference, and stops with status 0', async () => {
-    // The same compiler settings as the build, into a folder of this test's own.
-    await run('npx', ['tsc', '-p', 'tsconfig.build.json', '--outDir', outDir], root);
-    await run(process.execPath, ['scripts/copy-assets.mjs', outDir], root);
-    const databaseUrl = await createTestDatabaseUrl('sqlite');
-    const store = await openTestStore(databaseUrl);
-    await seedCampaign(store, systemClock, { id: 'c' });
-    const { key } = await createTestKey(store, systemClock, [{ campaignId: 'c', fields: [] }]);
-    await store.close();
-
-    const child = spawn(
-      process.execPath,
-      [join(outDir, 'src/cli/main.js'), 'serve', '--port', '0', '--json'],
-      {
-        cwd: root,
-        env: { ...process.env, ...TEST_SECRET_ENV, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout?.on('data', (chunk: Buffer) => {
-          const match = /"url":"(http:\/\/[^"]+)"/.exec(chunk.toString());
-          if (match) resolve(match[1] as string);
-        });
-        child.once('exit', () => reject(new Error('the compiled server exited')));
-      });
-      const campaigns = await fetch(`${url}/developer/v1/campaigns`, {
-        headers: { authorization: `Bearer ${key}` },
-      });
-      expect(campaigns.status).toBe(200);
-      expect(((await campaigns.json()) as { data: Array<{ id: string }> }).data[0]?.id).toBe('c');
-      expect((await fetch(`${url}/developer/v1/skill.zip`)).status).toBe(200);
-      // It started over with its memory settings, on the same process id (see process-memory.ts).
-      const { semiSpaceMb, mallocArenas } = settingsFor('serve', process.env) as ProcessSettings;
-      const commandLine = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
-      expect(commandLine).toContain(`--max-semi-space-size=${semiSpaceMb}`);
-      const environment = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0');
-      expect(environment).toContain(`MALLOC_ARENA_MAX=${mallocArenas}`);
-    } finally {
-      child.kill('SIGTERM');
-    }
-    expect(await exitOf(child)).toBe(0);
-  }, 120_000);
-});
-
-function run(command: string, args: string[], cwd: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd }, (error, _stdout, stderr) =>
-      error ? reject(new Error(`${command} failed: ${stderr || error.message}`)) : resolve(),
-    );
-  });
-}
