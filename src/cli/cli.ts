@@ -6,6 +6,7 @@ import { isStoreFull } from '../db/store-errors.ts';
 import { ConfigError, DomainError } from '../errors.ts';
 import type { CliIo, Command } from './command.ts';
 import { ACCOUNT_COMMANDS } from './commands/accounts.ts';
+import { BACKUP_COMMANDS } from './commands/backup.ts';
 import { IMPORT_COMMANDS } from './commands/import.ts';
 import { KEY_COMMANDS } from './commands/keys.ts';
 import { REMOVAL_COMMANDS } from './commands/removals.ts';
@@ -22,6 +23,7 @@ export const COMMANDS: Record<string, Command> = {
   ...KEY_COMMANDS,
   ...REMOVAL_COMMANDS,
   ...WEBHOOK_COMMANDS,
+  ...BACKUP_COMMANDS,
 };
 
 /** Hadir's version from its package.json (found above this module, in the sources or in dist/). */

@@ -69,7 +69,7 @@ export async function eraseRespondents(
   store: Store,
   clock: Clock,
   respondents: ReadonlyArray<{ campaignId: string; id: string }>,
-  why: 'ids' | 'value',
+  why: 'ids' | 'value' | 'restore',
 ): Promise<Erasure> {
   // Ids only, whatever else the caller knows of them.
   const named = respondents.map(({ campaignId, id }) => ({ campaignId, id }));

@@ -1,0 +1,318 @@
+import { execFile, spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { exitOf, HADIR_BIN, runHadir, startHadir, TEST_SECRET_ENV } from '../helpers/cli.ts';
+import { findPostgresBin } from '../helpers/postgres-cluster.ts';
+import { createTestDatabaseUrl } from '../helpers/stores.ts';
+
+const CAMPAIGNS = ['satu', 'dua', 'tiga'];
+
+/** An import document: the campaigns, and `rows` respondents spread over them. */
+function importDocument(prefix: string, rows: number): string {
+  return JSON.stringify({
+    campaigns: CAMPAIGNS.map((id) => ({
+      id,
+      slug: id,
+      title: `Acara ${id}`,
+      eventDate: null,
+      location: null,
+      fields: [{ key: 'menu', label: 'Menu', type: 'RADIO' }],
+    })),
+    respondents: Array.from({ length: rows }, (_, n) => ({
+      id: `${prefix}-${n}`,
+      campaignId: CAMPAIGNS[n % CAMPAIGNS.length],
+      submittedAt: new Date(Date.UTC(2026, 10, 1) + n * 1000).toISOString(),
+      attendanceStatus: n % 4 === 0 ? 'NO' : 'YES',
+      answers: { menu: n % 2 ? 'Sate' : 'Soto' },
+    })),
+  });
+}
+
+const folder = () => mkdtempSync(join(tmpdir(), 'hadir-backup-'));
+const sqlitePath = (url: string) => url.slice('sqlite:'.length);
+
+async function succeed(args: string[], databaseUrl: string, env: Record<string, string> = {}) {
+  const result = await runHadir(args, { databaseUrl, env });
+  if (result.status !== 0) throw new Error(`hadir ${args.join(' ')}: ${result.stderr}`);
+  return result.stdout;
+}
+
+/** A key of a new account that reads every campaign, as the CLI prints it. */
+async function keyFor(databaseUrl: string): Promise<string> {
+  await succeed(['accounts', 'create', '--email', 'mitra@example.com'], databaseUrl);
+  const created = await succeed(
+    [
+      'keys',
+      'create',
+      '--account',
+      'mitra@example.com',
+      ...CAMPAIGNS.flatMap((id) => ['--scope', `${id}=menu`]),
+      '--json',
+    ],
+    databaseUrl,
+  );
+  return (JSON.parse(created) as { key: string }).key;
+}
+
+/** Every campaign's summary total and the rows its pages hold, through the data API. */
+async function totalsAndRows(url: string, key: string) {
+  const get = async (path: string) => {
+    const response = await fetch(`${url}/developer/v1${path}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(response.status).toBe(200);
+    return response.json() as Promise<Record<string, unknown>>;
+  };
+  const seen: Record<string, { total: number; rows: number }> = {};
+  for (const id of CAMPAIGNS) {
+    const summary = (await get(`/campaigns/${id}/summary`)) as {
+      totals: { responses: number; attending: number; notAttending: number };
+    };
+    let rows = 0;
+    let cursor: string | null = null;
+    do {
+      const page = (await get(
+        `/campaigns/${id}/respondents?limit=200${cursor ? `&cursor=${cursor}` : ''}`,
+      )) as { data: unknown[]; meta: { nextCursor: string | null } };
+      rows += page.data.length;
+      cursor = page.meta.nextCursor;
+    } while (cursor);
+    const { responses, attending, notAttending } = summary.totals;
+    // No one answered MAYBE in these imports.
+    expect(attending + notAttending).toBe(responses);
+    seen[id] = { total: responses, rows };
+  }
+  return seen;
+}
+
+describe('hadir backup and restore on SQLite', () => {
+  let databaseUrl: string;
+  let key: string;
+  let work: string;
+
+  beforeAll(async () => {
+    databaseUrl = await createTestDatabaseUrl('sqlite');
+    work = folder();
+    writeFileSync(join(work, 'first.json'), importDocument('first', 3_000));
+    await succeed(['import', join(work, 'first.json')], databaseUrl);
+    key = await keyFor(databaseUrl);
+  });
+
+  it('copies the database while it serves and an import writes, and the copy serves a whole snapshot', async () => {
+    const server = await startHadir(['serve', '--port', '0', '--json'], {
+      databaseUrl,
+      // The load is as fast as the server answers, past any partner's budget.
+      env: { RATE_LIMIT_PER_MINUTE: '1000000' },
+      ready: /"url":"(http:\/\/[^"]+)"/,
+    });
+    const url = server.match[1] as string;
+    // Serving load for as long as the backup runs.
+    let loading = true;
+    const load = (async () => {
+      let requests = 0;
+      while (loading) {
+        await totalsAndRows(url, key);
+        requests += 1;
+      }
+      return requests;
+    })();
+    writeFileSync(join(work, 'second.json'), importDocument('second', 200_000));
+    const importing = spawn(HADIR_BIN, ['import', join(work, 'second.json')], {
+      env: { ...process.env, ...TEST_SECRET_ENV, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
+      stdio: 'ignore',
+    });
+    try {
+      // The import has begun to write: the database has grown past what the first one left.
+      const before = statSync(sqlitePath(databaseUrl)).size;
+      const walOf = () =>
+        existsSync(`${sqlitePath(databaseUrl)}-wal`)
+          ? statSync(`${sqlitePath(databaseUrl)}-wal`).size
+          : 0;
+      const started = Date.now();
+      while (walOf() < 1 << 20 && Date.now() - started < 30_000) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(walOf()).toBeGreaterThan(0);
+      expect(before).toBeGreaterThan(0);
+
+      const backup = join(work, 'during.sqlite');
+      const output = await succeed(['backup', '--to', backup, '--json'], databaseUrl);
+      // Done while the import was still writing.
+      expect(importing.exitCode).toBeNull();
+      const made = JSON.parse(output) as { respondents: number; campaigns: number };
+      expect(made.campaigns).toBe(3);
+      expect(statSync(backup).mode & 0o777).toBe(0o600);
+      expect(readdirSync(work).filter((name) => name.endsWith('.partial'))).toEqual([]);
+
+      loading = false;
+      expect(await load).toBeGreaterThan(0);
+      expect(await exitOf(importing)).toBe(0);
+
+      // Restored into a fresh folder, served by a server of its own.
+      const freshUrl = `sqlite:${join(folder(), 'hadir.sqlite')}`;
+      const restored = await succeed(['restore', '--from', backup], freshUrl);
+      expect(restored).toContain(`${made.respondents.toLocaleString('en')} respondents`);
+      expect(restored).not.toContain('kept at');
+      const copy = await startHadir(['serve', '--port', '0', '--json'], {
+        databaseUrl: freshUrl,
+        ready: /"url":"(http:\/\/[^"]+)"/,
+      });
+      try {
+        const seen = await totalsAndRows(copy.match[1] as string, key);
+        let rows = 0;
+        for (const id of CAMPAIGNS) {
+          expect(seen[id]?.total, id).toBe(seen[id]?.rows);
+          rows += seen[id]?.rows ?? 0;
+        }
+        expect(rows).toBe(made.respondents);
+      } finally {
+        copy.child.kill('SIGTERM');
+        await exitOf(copy.child);
+      }
+    } finally {
+      loading = false;
+      importing.kill('SIGTERM');
+      server.child.kill('SIGTERM');
+      await exitOf(server.child);
+    }
+  }, 120_000);
+
+  it('restores only once nothing holds the database, keeps the one it replaced, and erases again who was removed since', async () => {
+    const backup = join(work, 'before-erasure.sqlite');
+    await succeed(['backup', '--to', backup], databaseUrl);
+    expect((await runHadir(['backup', '--to', backup], { databaseUrl })).stderr).toContain(
+      'already exists',
+    );
+    await succeed(['respondents', 'erase', '--campaign', 'satu', '--id', 'first-0'], databaseUrl);
+
+    const server = await startHadir(['serve', '--port', '0', '--json'], {
+      databaseUrl,
+      ready: /"url":"(http:\/\/[^"]+)"/,
+    });
+    const refused = await runHadir(['restore', '--from', backup], { databaseUrl });
+    server.child.kill('SIGTERM');
+    await exitOf(server.child);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('is open in another process');
+
+    const restored = await succeed(['restore', '--from', backup, '--json'], databaseUrl);
+    const answer = JSON.parse(restored) as { replacedKeptAt: string; erasedAgain: number };
+    expect(answer.erasedAgain).toBe(1);
+    expect(existsSync(answer.replacedKeptAt)).toBe(true);
+    expect(statSync(answer.replacedKeptAt).mode & 0o777).toBe(0o600);
+    const found = await succeed(['respondents', 'find', '--value', 'Soto', '--json'], databaseUrl);
+    const ids = (JSON.parse(found) as { respondents: Array<{ id: string }> }).respondents.map(
+      (row) => row.id,
+    );
+    expect(ids).not.toContain('first-0');
+    expect(ids).toContain('first-2');
+  });
+
+  it('refuses a file that is not a whole Hadir database, and leaves the database as it was', async () => {
+    const before = await succeed(
+      ['backup', '--to', join(work, 'check.sqlite'), '--json'],
+      databaseUrl,
+    );
+    const notSqlite = join(work, 'notes.txt');
+    writeFileSync(notSqlite, 'not a database at all, but long enough to look like a header...');
+    const damaged = join(work, 'damaged.sqlite');
+    const bytes = readFileSync(join(work, 'check.sqlite'));
+    // Garbage over pages past the first: SQLite opens it, its integrity check does not pass.
+    bytes.fill(0x5a, 8192, Math.min(bytes.length, 40_960));
+    writeFileSync(damaged, bytes);
+    for (const [file, message] of [
+      [notSqlite, 'is not a SQLite database'],
+      [damaged, 'integrity'],
+      [join(work, 'missing.sqlite'), 'does not exist'],
+    ] as const) {
+      const result = await runHadir(['restore', '--from', file], { databaseUrl });
+      expect(result.status, file).toBe(1);
+      expect(result.stderr, file).toMatch(message);
+    }
+    const after = await succeed(
+      ['backup', '--to', join(work, 'check-after.sqlite'), '--json'],
+      databaseUrl,
+    );
+    const { file: _a, ...beforeCounts } = JSON.parse(before) as Record<string, unknown>;
+    const { file: _b, ...afterCounts } = JSON.parse(after) as Record<string, unknown>;
+    expect(afterCounts).toEqual(beforeCounts);
+  });
+});
+
+describe('hadir backup on PostgreSQL', () => {
+  let databaseUrl: string;
+  let work: string;
+  const pgBin = findPostgresBin();
+
+  beforeAll(async () => {
+    databaseUrl = await createTestDatabaseUrl('postgres');
+    work = folder();
+    writeFileSync(join(work, 'rows.json'), importDocument('pg', 500));
+    await succeed(['import', join(work, 'rows.json')], databaseUrl);
+  });
+
+  it('dumps with pg_dump in custom format, and pg_restore brings back every row', async () => {
+    const backup = join(work, 'hadir.dump');
+    const output = await succeed(['backup', '--to', backup], databaseUrl, { PG_BIN: pgBin });
+    expect(output).toContain('pg_dump custom format');
+    expect(statSync(backup).mode & 0o777).toBe(0o600);
+
+    // docs/operating.md's restore: into a new, empty database.
+    const target = await createTestDatabaseUrl('postgres');
+    const admin = new pg.Client({ connectionString: target });
+    await admin.connect();
+    try {
+      await admin.query('DROP SCHEMA public CASCADE');
+      await admin.query('CREATE SCHEMA public');
+    } finally {
+      await admin.end();
+    }
+    await new Promise<void>((resolve, reject) =>
+      execFile(
+        join(pgBin, 'pg_restore'),
+        ['--no-owner', `--dbname=${target}`, backup],
+        (error, _stdout, stderr) => (error ? reject(new Error(stderr)) : resolve()),
+      ),
+    );
+    const count = async (url: string) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const { rows } = await client.query(
+          'SELECT (SELECT count(*) FROM respondents) AS respondents, (SELECT count(*) FROM campaigns) AS campaigns',
+        );
+        return rows[0];
+      } finally {
+        await client.end();
+      }
+    };
+    expect(await count(target)).toEqual(await count(databaseUrl));
+    expect((await count(target)).respondents).toBe('500');
+  });
+
+  it('says plainly when pg_dump is not installed', async () => {
+    const result = await runHadir(['backup', '--to', join(work, 'none.dump')], {
+      databaseUrl,
+      env: { PG_BIN: folder() },
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('pg_dump is not installed');
+    expect(existsSync(join(work, 'none.dump'))).toBe(false);
+  });
+
+  it('sends a PostgreSQL restore to pg_restore', async () => {
+    const result = await runHadir(['restore', '--from', join(work, 'hadir.dump')], { databaseUrl });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('pg_restore');
+  });
+});
