@@ -1,6 +1,6 @@
-// npm's prepare step: builds the workspace packages (the client and hadir-sync) when the
-// development dependencies are installed. A production install (`npm ci --omit=dev`) has no
-// compiler and keeps the packages as the build left them.
+// npm's prepare step: builds the workspace packages (the SDK and what uses it) when the
+// development dependencies are installed. A production install (`npm ci --omit=dev
+// --workspaces=false`) has no compiler, and the server needs none of the packages.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 

@@ -83,6 +83,7 @@ function llmsText(openapi: OpenApi): string {
     '',
   );
   for (const section of GUIDE) lines.push(`## ${section.title}`, '', section.markdown, '');
+  lines.push('## MCP server for agents', '', MCP_NOTE, '');
   lines.push(
     '## Links',
     '',
@@ -93,6 +94,10 @@ function llmsText(openapi: OpenApi): string {
   );
   return lines.join('\n');
 }
+
+/** What llms.txt and the skill say of hadir-mcp. */
+const MCP_NOTE =
+  'Agents that speak the Model Context Protocol can read the data through `hadir-mcp` (in the Hadir repository, `packages/mcp/bin/hadir-mcp`): a read-only stdio server with the tools list_campaigns, get_summary, count_respondents, list_fields, list_respondents and list_removals. It is a client of this API with one key, so the same scope, allow-list, rate limit and access log apply. It reads HADIR_BASE_URL and HADIR_API_KEY from its environment only; docs/integrating.md shows the client configuration.';
 
 function skillMarkdown(): string {
   return [
@@ -114,6 +119,10 @@ function skillMarkdown(): string {
     '',
     '- `reference/openapi.json`: the full OpenAPI 3.1 description.',
     '- `scripts/sync-example.mjs`: a dependency-free client that follows R1 to R4 (`HADIR_BASE_URL=... HADIR_API_KEY=... node scripts/sync-example.mjs CAMPAIGN_ID`); the SDK and hadir-sync follow R5 too.',
+    '',
+    '## An MCP server instead',
+    '',
+    MCP_NOTE,
     '',
   ].join('\n');
 }

@@ -54,6 +54,7 @@ describe('llms.txt, docs and skill.zip', () => {
       'hadir_sk_',
       'POST /developer/auth/login',
       'Asia/Jakarta',
+      'hadir-mcp',
     ]) {
       expect(text).toContain(needle);
     }
@@ -122,6 +123,7 @@ describe('llms.txt, docs and skill.zip', () => {
     const skill = join(folder, 'hadir-rsvp-api');
     const markdown = readFileSync(join(skill, 'SKILL.md'), 'utf8');
     expect(markdown).toMatch(/^---\nname: hadir-rsvp-api\ndescription: .+\n---\n/);
+    expect(markdown).toContain('hadir-mcp');
     expect(
       JSON.parse(readFileSync(join(skill, 'reference/openapi.json'), 'utf8')).info.version,
     ).toBe('1.0.0');

@@ -44,9 +44,9 @@ function run(command: string, args: string[], cwd: string): Promise<string> {
 
 /**
  * As an operator deploys: a copy of the sources is built with the development dependencies, then
- * installed with `npm ci --omit=dev`, and served from there by ./bin/hadir.
+ * installed with `npm ci --omit=dev --workspaces=false`, and served from there by ./bin/hadir.
  */
-describe('a production install: npm run build, then npm ci --omit=dev', () => {
+describe('a production install: npm run build, then npm ci --omit=dev --workspaces=false', () => {
   let folder: string;
   beforeAll(async () => {
     folder = mkdtempSync(join(tmpdir(), 'hadir-install-'));
@@ -60,14 +60,18 @@ describe('a production install: npm run build, then npm ci --omit=dev', () => {
     symlinkSync(join(ROOT, 'node_modules'), join(folder, 'node_modules'));
     await run('npm', ['run', 'build'], folder);
     unlinkSync(join(folder, 'node_modules'));
-    await run('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], folder);
+    await run(
+      'npm',
+      ['ci', '--omit=dev', '--workspaces=false', '--prefer-offline', '--no-audit', '--no-fund'],
+      folder,
+    );
   }, 600_000);
   afterAll(() => {
     if (folder) rmSync(folder, { recursive: true, force: true });
   });
 
   it('has no TypeScript tooling and no Redoc package installed', () => {
-    for (const tool of ['tsx', 'typescript', 'redoc', 'vitest']) {
+    for (const tool of ['tsx', 'typescript', 'redoc', 'vitest', '@modelcontextprotocol/sdk']) {
       expect(existsSync(join(folder, 'node_modules', tool)), tool).toBe(false);
     }
     expect(existsSync(join(folder, 'dist/src/docs/redoc.standalone.js'))).toBe(true);

@@ -65,6 +65,14 @@ export interface RemovalsOptions {
 }
 
 const PREFIX = '/developer/v1';
+
+/** The query of one page: its size (200 unless given: fewest requests), since and cursor. */
+function onePageQuery(options: { limit?: number; since?: string; cursor?: string }) {
+  const query: Record<string, string> = { limit: String(options.limit ?? 200) };
+  if (options.since !== undefined) query.since = options.since;
+  if (options.cursor !== undefined) query.cursor = options.cursor;
+  return query;
+}
 /** Page-number passes are repeated while rows are missing (edits can shift rows past a page). */
 const MAX_PAGE_PASSES = 5;
 
@@ -160,6 +168,27 @@ export class HadirClient {
   }
 
   /**
+   * One page of respondents: the first, or the one after `cursor` (a `meta.nextCursor` of an
+   * earlier page with the same `since` and `limit`). For a whole campaign use `respondents`.
+   */
+  async respondentsPage(
+    campaignId: string,
+    options: RespondentsOptions = {},
+  ): Promise<RespondentsPage> {
+    const path = `/campaigns/${encodeURIComponent(campaignId)}/respondents`;
+    return this.#get<RespondentsPage>(path, onePageQuery(options), options.signal);
+  }
+
+  /** One page of the removals feed: the first after `since`, or the one after `cursor`. */
+  async removalsPage(
+    campaignId: string,
+    options: RemovalsOptions & { cursor?: string } = {},
+  ): Promise<RemovalsPage> {
+    const path = `/campaigns/${encodeURIComponent(campaignId)}/removals`;
+    return this.#get<RemovalsPage>(path, onePageQuery(options), options.signal);
+  }
+
+  /**
    * The questions behind the field keys the key may read: key, label, type and form position,
    * in form order.
    */
@@ -178,13 +207,12 @@ export class HadirClient {
     campaignId: string,
     options: RemovalsOptions = {},
   ): AsyncGenerator<RemovalsPage> {
-    const path = `/campaigns/${encodeURIComponent(campaignId)}/removals`;
-    const base: Record<string, string> = { limit: String(options.limit ?? 200) };
-    if (options.since !== undefined) base.since = options.since;
     let cursor: string | null = null;
     do {
-      const query: Record<string, string> = cursor === null ? base : { ...base, cursor };
-      const body: RemovalsPage = await this.#get<RemovalsPage>(path, query, options.signal);
+      const body: RemovalsPage = await this.removalsPage(campaignId, {
+        ...options,
+        ...(cursor === null ? {} : { cursor }),
+      });
       yield body;
       cursor = body.meta.nextCursor;
     } while (cursor !== null);

@@ -1,0 +1,42 @@
+import { HadirClient } from '@hadir/client';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Settings } from './settings.ts';
+import { registerTools } from './tools.ts';
+
+/** 429 answers one tool call waits out (R3) before it tells the agent to come back later. */
+const RATE_LIMIT_WAITS = 3;
+
+export const SERVER_INFO = { name: 'hadir', version: '1.0.0' };
+
+/**
+ * The MCP server: read-only tools over the data API with one key. `fetch` and `sleep` are the
+ * SDK client's (tests pass their own clock).
+ */
+export function createHadirMcpServer(
+  settings: Settings,
+  options: {
+    fetch?: typeof fetch;
+    sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  } = {},
+): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    instructions:
+      "Hadir holds RSVP campaigns (weddings, runs, gatherings) and their guests' answers. Every tool only reads, with one partner's key: it sees the campaigns and questions that key may read, nothing else. Start with list_campaigns; use get_summary or count_respondents for counts, and list_respondents (paging with nextCursor) for who answered what.",
+  });
+  registerTools(
+    server,
+    (progress) =>
+      new HadirClient({
+        baseUrl: settings.baseUrl,
+        apiKey: settings.apiKey,
+        maxRateLimitWaits: RATE_LIMIT_WAITS,
+        onRateLimit: (event) =>
+          progress(
+            `Hadir's rate limit is reached: waiting ${event.retryAfterSeconds} s (Retry-After) before asking again`,
+          ),
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+        ...(options.sleep ? { sleep: options.sleep } : {}),
+      }),
+  );
+  return server;
+}

@@ -1,0 +1,271 @@
+import type { FieldDefinition, HadirClient, Respondent } from '@hadir/client';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { answer, failure, fits, fitted, shortened } from './answers.ts';
+import { decodePageToken, encodePageToken, type PagePosition } from './page-token.ts';
+import { problemInWords, ToolProblem } from './problems.ts';
+
+/** A client for one tool call: its rate-limit waits are told to that call's caller as progress. */
+export type ClientForCall = (progress: (message: string) => void) => HadirClient;
+
+const READ_ONLY = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+
+const campaignId = z
+  .string()
+  .min(1)
+  .describe('The campaign\'s id, as list_campaigns gives it (e.g. "pernikahan-rina-bayu").');
+const since = z
+  .string()
+  .datetime({ offset: true })
+  .optional()
+  .describe(
+    'Only what changed strictly after this instant (ISO 8601, e.g. 2026-11-01T00:00:00Z). Leave it out for everything.',
+  );
+const cursor = z
+  .string()
+  .optional()
+  .describe(
+    'The nextCursor of the previous answer, to get the next page. It carries that call\'s "since" and page size.',
+  );
+
+/** Where a cursor an agent passed back continues, or a problem saying it is not one of ours. */
+function positionOf(cursor: string | undefined, tool: string): PagePosition | undefined {
+  if (cursor === undefined) return undefined;
+  const position = decodePageToken(cursor);
+  if (!position) {
+    throw new ToolProblem(
+      `That cursor is not one ${tool} gave: pass nextCursor exactly as it came, or leave cursor out to start from the first page.`,
+    );
+  }
+  return position;
+}
+
+/** Labels by field key; a label two fields share is told apart by its key. */
+function labelsOf(fields: readonly FieldDefinition[]): Map<string, string> {
+  const count = new Map<string, number>();
+  for (const field of fields) count.set(field.label, (count.get(field.label) ?? 0) + 1);
+  return new Map(
+    fields.map((field) => [
+      field.key,
+      (count.get(field.label) ?? 0) > 1 ? `${field.label} (${field.key})` : field.label,
+    ]),
+  );
+}
+
+function labelledRow(row: Respondent, labels: Map<string, string>) {
+  const answers: Record<string, string | string[]> = {};
+  for (const [key, value] of Object.entries(row.fields)) {
+    answers[labels.get(key) ?? key] = shortened(value as string | string[]);
+  }
+  return {
+    id: row.id,
+    submittedAt: row.submittedAt,
+    attendance: row.attendanceStatus,
+    answers,
+  };
+}
+
+/**
+ * The read-only tools, each a client of the public data API through the SDK: every request is a
+ * GET with the holder's key, so the key's scope, allow-list, rate limit and access log apply as
+ * to any client. A failure is a tool error in words, never a stack.
+ */
+export function registerTools(server: McpServer, clientFor: ClientForCall): void {
+  const tool = <Shape extends z.ZodRawShape>(
+    name: string,
+    title: string,
+    description: string,
+    inputSchema: Shape,
+    run: (input: z.infer<z.ZodObject<Shape>>, client: HadirClient) => Promise<CallToolResult>,
+  ) => {
+    server.registerTool(
+      name,
+      { title, description, inputSchema, annotations: { title, ...READ_ONLY } },
+      // biome-ignore lint/suspicious/noExplicitAny: the SDK types a callback by its own schema generics.
+      (async (input: any, extra: any) => {
+        let waits = 0;
+        const token = extra?._meta?.progressToken;
+        const client = clientFor((message) => {
+          waits += 1;
+          if (token === undefined) return;
+          void extra
+            .sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: waits, message },
+            })
+            .catch(() => {});
+        });
+        try {
+          return await run(input, client);
+        } catch (error) {
+          return failure(problemInWords(error, input?.campaignId));
+        }
+      }) as never,
+    );
+  };
+
+  tool(
+    'list_campaigns',
+    'List campaigns',
+    'Lists the RSVP campaigns (events) this key may read: id, slug, title, event date and location. Start here: every other tool takes a campaign id from this list.',
+    {},
+    async (_input, client) => {
+      const campaigns = await client.campaigns();
+      return answer(
+        fitted(
+          campaigns,
+          (shown) => ({ campaigns: shown }),
+          'ask about a campaign by its id, or narrow the key',
+        ),
+      );
+    },
+  );
+
+  tool(
+    'get_summary',
+    'Campaign summary',
+    "A campaign's totals (responses, attending, not attending, maybe) and, for each single-choice question the key may read, how many gave each answer (for example how many chose each menu). The quickest way to answer 'how many…' questions.",
+    { campaignId },
+    async (input, client) => {
+      const [summary, fields] = await Promise.all([
+        client.summary(input.campaignId),
+        client.fields(input.campaignId),
+      ]);
+      const labels = labelsOf(fields);
+      return answer({
+        campaign: summary.campaign,
+        totals: summary.totals,
+        breakdowns: Object.entries(summary.breakdowns).map(([key, counts]) => ({
+          field: key,
+          label: labels.get(key) ?? key,
+          counts,
+        })),
+      });
+    },
+  );
+
+  tool(
+    'list_fields',
+    'List questions',
+    "The questions of a campaign's RSVP form that this key may read: field key, label (the question as guests saw it), type, and place in the form.",
+    { campaignId },
+    async (input, client) => {
+      const fields = await client.fields(input.campaignId);
+      return answer(
+        fitted(
+          fields,
+          (shown) => ({ campaignId: input.campaignId, fields: shown }),
+          'the rest are in the data API',
+        ),
+      );
+    },
+  );
+
+  tool(
+    'list_respondents',
+    'List guests',
+    "One page of a campaign's respondents (guests), newest changes last: id, when they last answered, attendance (YES, NO or MAYBE), and their answers labelled by question. Only the questions this key may read appear, and a question a guest left blank is absent. To read every guest, call again with nextCursor until it is null. Use get_summary for counts instead of counting rows.",
+    {
+      campaignId,
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(200)
+        .optional()
+        .describe('Guests per page, 1 to 200 (default 50).'),
+      since,
+      cursor,
+    },
+    async (input, client) => {
+      const position = positionOf(input.cursor, 'list_respondents');
+      const since = position ? position.since : input.since;
+      const labels = labelsOf(await client.fields(input.campaignId));
+      // A first page too long for one answer is asked for again, smaller. A cursor is bound to
+      // its page size by the data API, so later pages keep the size the first one settled on.
+      for (let limit = position?.limit ?? input.limit ?? 50; ; limit = Math.ceil(limit / 2)) {
+        const page = await client.respondentsPage(input.campaignId, {
+          limit,
+          ...(since === undefined ? {} : { since }),
+          ...(position ? { cursor: position.cursor } : {}),
+        });
+        const next = page.meta.nextCursor ?? null;
+        const body = {
+          campaignId: input.campaignId,
+          total: page.meta.total,
+          guests: page.data.map((row) => labelledRow(row, labels)),
+          nextCursor: next === null ? null : encodePageToken({ limit, since, cursor: next }),
+          ...(next === null
+            ? {}
+            : { note: 'More guests follow: call again with this nextCursor.' }),
+        };
+        if (fits(body) || limit === 1 || position) return answer(body);
+      }
+    },
+  );
+
+  tool(
+    'list_removals',
+    'List removals',
+    "Respondents who left a campaign (deleted, erased, or expired): ids and times only. Use it to keep a copy of the guest list exact: remove these ids from it. Pass since (the 'until' of an earlier answer) to get only newer removals.",
+    { campaignId, since, cursor },
+    async (input, client) => {
+      const position = positionOf(input.cursor, 'list_removals');
+      const since = position ? position.since : input.since;
+      const limit = position?.limit ?? 200;
+      const page = await client.removalsPage(input.campaignId, {
+        limit,
+        ...(since === undefined ? {} : { since }),
+        ...(position ? { cursor: position.cursor } : {}),
+      });
+      const next = page.meta.nextCursor;
+      return answer({
+        campaignId: input.campaignId,
+        removals: page.data,
+        until: page.meta.until,
+        nextCursor: next === null ? null : encodePageToken({ limit, since, cursor: next }),
+      });
+    },
+  );
+
+  tool(
+    'count_respondents',
+    'Count guests',
+    'How many respondents a campaign has, in all or with one attendance status: YES (coming), NO (not coming) or MAYBE. Counts every respondent, whatever the key may read of their answers.',
+    {
+      campaignId,
+      attendanceStatus: z
+        .enum(['YES', 'NO', 'MAYBE'])
+        .optional()
+        .describe('Count only the guests who answered this; leave it out for every count.'),
+    },
+    async (input, client) => {
+      const { totals } = await client.summary(input.campaignId);
+      const maybe =
+        typeof totals.maybe === 'number'
+          ? totals.maybe
+          : totals.responses - totals.attending - totals.notAttending;
+      const counts = {
+        all: totals.responses,
+        YES: totals.attending,
+        NO: totals.notAttending,
+        MAYBE: maybe,
+      };
+      return answer(
+        input.attendanceStatus === undefined
+          ? { campaignId: input.campaignId, counts }
+          : {
+              campaignId: input.campaignId,
+              attendanceStatus: input.attendanceStatus,
+              count: counts[input.attendanceStatus],
+            },
+      );
+    },
+  );
+}

@@ -1,0 +1,355 @@
+import { spawn } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoDocument } from '../../src/demo/demo-data.ts';
+import { importDocument } from '../../src/import/import.service.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { exitOf } from '../helpers/cli.ts';
+import { createTestKey, seedCampaign } from '../helpers/factories.ts';
+
+const MCP_BIN = new URL('../../packages/mcp/bin/hadir-mcp', import.meta.url).pathname;
+const WEDDING = 'pernikahan-rina-bayu';
+
+type Text = { type: string; text: string };
+interface ToolAnswer {
+  isError?: boolean;
+  content: Text[];
+}
+
+/** The SDK's own MCP client, driving hadir-mcp over stdio with a key in its environment. */
+async function connect(baseUrl: string, apiKey: string): Promise<Client> {
+  const client = new Client({ name: 'hadir-test', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: MCP_BIN,
+      env: { HADIR_BASE_URL: baseUrl, HADIR_API_KEY: apiKey },
+      stderr: 'pipe',
+    }),
+  );
+  return client;
+}
+
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+  onprogress?: (progress: { message?: string }) => void,
+): Promise<{ answer: ToolAnswer; text: string; json: () => Record<string, unknown> }> {
+  const answer = (await client.callTool(
+    { name, arguments: args },
+    undefined,
+    onprogress ? { onprogress, resetTimeoutOnProgress: true } : undefined,
+  )) as ToolAnswer;
+  const text = answer.content.map((part) => part.text).join('\n');
+  return { answer, text, json: () => JSON.parse(text) as Record<string, unknown> };
+}
+
+async function listen(t: TestApp): Promise<string> {
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  return `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+}
+
+describe('hadir-mcp against a Hadir server with the demo data', () => {
+  let t: TestApp;
+  let baseUrl: string;
+  /** Reads the wedding with the menu only, and the gathering with no field at all. */
+  let narrow: Client;
+  let narrowKeyId: string;
+  let wedding: Array<{
+    id: string;
+    attendanceStatus: string;
+    answers: Record<string, unknown>;
+  }>;
+
+  beforeAll(async () => {
+    t = await startTestApp('sqlite');
+    baseUrl = await listen(t);
+    const document = demoDocument();
+    await importDocument(t.store, t.clock, document);
+    wedding = (
+      document.respondents as Array<(typeof wedding)[number] & { campaignId: string }>
+    ).filter((row) => row.campaignId === WEDDING);
+    const key = await createTestKey(t.store, t.clock, [
+      { campaignId: WEDDING, fields: ['menu'] },
+      { campaignId: 'gathering-nusantara-2026', fields: [] },
+    ]);
+    narrowKeyId = key.id;
+    narrow = await connect(baseUrl, key.key);
+  });
+  afterAll(async () => {
+    await narrow?.close();
+    await t?.close();
+  });
+
+  it('offers six read-only tools, each described, with input schemas', async () => {
+    const { tools } = await narrow.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'count_respondents',
+      'get_summary',
+      'list_campaigns',
+      'list_fields',
+      'list_removals',
+      'list_respondents',
+    ]);
+    for (const tool of tools) {
+      expect(tool.description?.length, tool.name).toBeGreaterThan(60);
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
+      expect(tool.annotations?.destructiveHint, tool.name).toBe(false);
+    }
+    const respondents = tools.find((tool) => tool.name === 'list_respondents');
+    const properties = respondents?.inputSchema.properties as Record<string, { maximum?: number }>;
+    expect(Object.keys(properties).sort()).toEqual(['campaignId', 'cursor', 'limit', 'since']);
+    expect(properties.limit?.maximum).toBe(200);
+    expect(respondents?.inputSchema.required).toEqual(['campaignId']);
+  });
+
+  it('shows no field outside the allow-list through any tool, and logs every request', async () => {
+    const answers: string[] = [];
+    const campaigns = await call(narrow, 'list_campaigns');
+    answers.push(campaigns.text);
+    expect(
+      (campaigns.json().campaigns as Array<{ id: string }>).map((campaign) => campaign.id).sort(),
+    ).toEqual(['gathering-nusantara-2026', WEDDING]);
+    for (const campaignId of [WEDDING, 'gathering-nusantara-2026']) {
+      for (const name of ['get_summary', 'list_fields', 'list_removals', 'count_respondents']) {
+        const result = await call(narrow, name, { campaignId });
+        expect(result.answer.isError, `${name} ${campaignId}`).toBeFalsy();
+        answers.push(result.text);
+      }
+      let cursor: string | undefined;
+      do {
+        const page = await call(narrow, 'list_respondents', {
+          campaignId,
+          limit: 200,
+          ...(cursor ? { cursor } : {}),
+        });
+        answers.push(page.text);
+        cursor = (page.json().nextCursor as string | null) ?? undefined;
+      } while (cursor);
+    }
+    const everything = answers.join('\n');
+    // The wedding's questions the key may not read: neither their labels nor any answer to them.
+    for (const hidden of [
+      'Nama lengkap',
+      'Nomor WhatsApp',
+      'Alergi makanan',
+      'Ucapan dan doa',
+      'Jumlah tamu',
+    ]) {
+      expect(everything).not.toContain(hidden);
+    }
+    for (const row of wedding) {
+      for (const [key, value] of Object.entries(row.answers)) {
+        if (key === 'menu' || typeof value !== 'string' || value.length < 6) continue;
+        expect(everything, `${row.id} ${key}`).not.toContain(value);
+      }
+    }
+    expect(everything).not.toContain('@');
+    expect(everything).toContain('Pilihan menu');
+    // Every request was a GET with the key, in the access log like any client's.
+    const lines = t.logs.filter((line) => line.msg === 'data access' && line.keyId === narrowKeyId);
+    expect(lines.length).toBeGreaterThanOrEqual(answers.length);
+    expect(new Set(lines.map((line) => line.method))).toEqual(new Set(['GET']));
+  });
+
+  it('pages through a campaign to its end, each guest once', async () => {
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await call(narrow, 'list_respondents', {
+        campaignId: WEDDING,
+        limit: 100,
+        ...(cursor ? { cursor } : {}),
+      });
+      const body = page.json() as { guests: Array<{ id: string }>; nextCursor: string | null };
+      ids.push(...body.guests.map((guest) => guest.id));
+      cursor = body.nextCursor ?? undefined;
+      pages += 1;
+    } while (cursor);
+    expect(pages).toBe(Math.ceil(wedding.length / 100));
+    expect(ids.length).toBe(wedding.length);
+    expect(new Set(ids)).toEqual(new Set(wedding.map((row) => row.id)));
+  });
+
+  it('answers "how many are coming to the Rina & Bayu wedding, and who is vegetarian?"', async () => {
+    const both = await createTestKey(t.store, t.clock, [
+      { campaignId: WEDDING, fields: ['nama', 'menu'] },
+    ]);
+    const agent = await connect(baseUrl, both.key);
+    try {
+      const coming = (
+        await call(agent, 'count_respondents', { campaignId: WEDDING, attendanceStatus: 'YES' })
+      ).json();
+      expect(coming.count).toBe(wedding.filter((row) => row.attendanceStatus === 'YES').length);
+      const vegetarians: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = (
+          await call(agent, 'list_respondents', {
+            campaignId: WEDDING,
+            ...(cursor ? { cursor } : {}),
+          })
+        ).json() as {
+          guests: Array<{ answers: Record<string, string> }>;
+          nextCursor: string | null;
+        };
+        for (const guest of page.guests) {
+          if (guest.answers['Pilihan menu'] === 'Vegetarian')
+            vegetarians.push(guest.answers['Nama lengkap'] as string);
+        }
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      const expected = wedding
+        .filter((row) => row.answers.menu === 'Vegetarian')
+        .map((row) => row.answers.nama as string);
+      expect(vegetarians.sort()).toEqual(expected.sort());
+      expect(vegetarians.length).toBeGreaterThan(0);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('says in words that a campaign is outside the key, and that a campaign does not exist', async () => {
+    const outside = await call(narrow, 'get_summary', { campaignId: 'jakarta-fun-run-2026' });
+    expect(outside.answer.isError).toBe(true);
+    expect(outside.text).toContain('This key may not read campaign "jakarta-fun-run-2026"');
+    expect(outside.text).not.toMatch(/at .*\.ts:\d+/);
+    const missing = await call(narrow, 'list_respondents', { campaignId: 'tidak-ada' });
+    expect(missing.answer.isError).toBe(true);
+    expect(missing.text).toContain('There is no campaign "tidak-ada"');
+    const forged = await call(narrow, 'list_respondents', { campaignId: WEDDING, cursor: 'abc' });
+    expect(forged.answer.isError).toBe(true);
+    expect(forged.text).toContain('not one list_respondents gave');
+  });
+});
+
+describe('hadir-mcp keeps each answer short enough for a context', () => {
+  it('gives fewer rows per page when rows are long, cuts a very long answer, and still reaches every row', async () => {
+    const t = await startTestApp('sqlite');
+    try {
+      const baseUrl = await listen(t);
+      const at = (n: number) => new Date(Date.UTC(2026, 10, 1) + n * 1000).toISOString();
+      await seedCampaign(t.store, t.clock, {
+        id: 'panjang',
+        fields: [{ key: 'ucapan', type: 'TEXTAREA', label: 'Ucapan' }],
+        respondents: Array.from({ length: 120 }, (_, n) => ({
+          id: `p${String(n).padStart(3, '0')}`,
+          submittedAt: at(n),
+          answers: { ucapan: `${n} `.padEnd(n === 7 ? 5_000 : 1_500, 'doa ') },
+        })),
+      });
+      const { key } = await createTestKey(t.store, t.clock, [
+        { campaignId: 'panjang', fields: ['ucapan'] },
+      ]);
+      const client = await connect(baseUrl, key);
+      try {
+        const ids: string[] = [];
+        let cursor: string | undefined;
+        let largest = 0;
+        let first: Array<{ id: string; answers: Record<string, string> }> = [];
+        do {
+          const page = await call(client, 'list_respondents', {
+            campaignId: 'panjang',
+            limit: 200,
+            ...(cursor ? { cursor } : {}),
+          });
+          largest = Math.max(largest, page.text.length);
+          const body = page.json() as {
+            guests: Array<{ id: string; answers: Record<string, string> }>;
+            nextCursor: string | null;
+          };
+          if (ids.length === 0) first = body.guests;
+          ids.push(...body.guests.map((guest) => guest.id));
+          cursor = body.nextCursor ?? undefined;
+        } while (cursor);
+        expect(first.length).toBeLessThan(120);
+        expect(largest).toBeLessThanOrEqual(40_000);
+        expect(ids).toHaveLength(120);
+        expect(new Set(ids).size).toBe(120);
+        const long = first.find((guest) => guest.id === 'p007')?.answers.Ucapan ?? '';
+        expect(long).toMatch(/… \(cut: 5000 characters in all\)$/);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('hadir-mcp and the rate limit', () => {
+  it('waits out a 429 for its Retry-After and tells the caller as progress', async () => {
+    const t = await startTestApp('sqlite', { rateLimitPerMinute: 2 });
+    try {
+      const baseUrl = await listen(t);
+      await importDocument(t.store, t.clock, demoDocument());
+      const { key } = await createTestKey(t.store, t.clock, [
+        { campaignId: WEDDING, fields: ['menu'] },
+      ]);
+      // The key's budget spent 59 s into its window: the next request is told Retry-After: 1.
+      for (let n = 0; n < 2; n++)
+        expect((await t.get(`/developer/v1/campaigns`, key)).status).toBe(200);
+      t.clock.advance(59_000);
+      const client = await connect(baseUrl, key);
+      try {
+        const progress: string[] = [];
+        const counted = await call(
+          client,
+          'count_respondents',
+          { campaignId: WEDDING },
+          (event) => {
+            progress.push(event.message ?? '');
+            // The window has passed by the time the client asks again.
+            t.clock.advance(2_000);
+          },
+        );
+        expect(counted.answer.isError).toBeFalsy();
+        expect((counted.json().counts as { all: number }).all).toBeGreaterThan(0);
+        expect(progress).toEqual([
+          "Hadir's rate limit is reached: waiting 1 s (Retry-After) before asking again",
+        ]);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('hadir-mcp start-up', () => {
+  /** hadir-mcp started as a client would, with only `env`: its exit status and standard error. */
+  async function startAlone(args: string[], env: Record<string, string>) {
+    const child = spawn(MCP_BIN, args, {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    return { status: await exitOf(child), stderr };
+  }
+
+  it('refuses to start without HADIR_BASE_URL and HADIR_API_KEY, saying what to set', async () => {
+    const { status, stderr } = await startAlone([], {});
+    expect(status).toBe(2);
+    expect(stderr).toContain('HADIR_BASE_URL');
+    expect(stderr).toContain('HADIR_API_KEY');
+    expect(stderr).toContain('reads nothing from its arguments');
+  });
+
+  it('takes no key on its command line', async () => {
+    const key = `hadir_sk_${'0'.repeat(64)}`;
+    const { status, stderr } = await startAlone(['--api-key', key], {
+      HADIR_BASE_URL: 'http://127.0.0.1:9',
+      HADIR_API_KEY: key,
+    });
+    expect(status).toBe(2);
+    expect(stderr).toContain('takes no arguments');
+  });
+});
