@@ -1,0 +1,75 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import {
+  checkDevelopmentMail,
+  loadConfig,
+  publicUrlOf,
+  secretsFromConfig,
+  transportOf,
+} from '../../src/config.ts';
+import { loadServerSecrets } from '../../src/secrets.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const read = (name: string) => readFileSync(join(ROOT, 'deploy', name), 'utf8');
+
+/** The settings of an env file, as systemd's EnvironmentFile reads them: NAME=value lines. */
+function environmentOf(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const match = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line.trim());
+    if (match) env[match[1] as string] = match[2] as string;
+  }
+  return env;
+}
+
+describe('deploy/', () => {
+  it('hadir.service passes systemd-analyze verify, with the hardening operating.md describes', async () => {
+    const unit = read('hadir.service');
+    for (const line of [
+      'User=hadir',
+      'ExecStart=/opt/hadir/bin/hadir serve',
+      'EnvironmentFile=/etc/hadir/hadir.env',
+      'ProtectSystem=strict',
+      'ReadWritePaths=/var/lib/hadir',
+      'StateDirectory=hadir',
+      'NoNewPrivileges=true',
+      'Restart=on-failure',
+      'KillSignal=SIGTERM',
+    ]) {
+      expect(unit.split('\n')).toContain(line);
+    }
+    // This checkout in place of /opt/hadir, so that the command it names exists.
+    const folder = mkdtempSync(join(tmpdir(), 'hadir-unit-'));
+    const file = join(folder, 'hadir.service');
+    writeFileSync(file, unit.replaceAll('/opt/hadir', ROOT.replace(/\/$/, '')));
+    const { stdout, stderr } = await promisify(execFile)('systemd-analyze', ['verify', file]);
+    // It exits 0 even on a line it ignores, so any word from it is a fault.
+    expect(`${stdout}${stderr}`.trim()).toBe('');
+  });
+
+  it('hadir.env.example, with its secrets filled in, is a production configuration that starts', () => {
+    const env = {
+      ...environmentOf(read('hadir.env.example')),
+      CODE_HMAC_SECRET: '1'.repeat(64),
+      KEY_SEAL_SECRET: '2'.repeat(64),
+    };
+    const config = loadConfig(env);
+    expect(config.production).toBe(true);
+    expect(transportOf(config)).toEqual({ kind: 'behind_proxy' });
+    expect(publicUrlOf(config)).toBe('https://hadir.example.com');
+    expect(config.databaseUrl).toBe('sqlite:/var/lib/hadir/hadir.sqlite');
+    expect(() => checkDevelopmentMail(config)).not.toThrow();
+    expect(() => loadServerSecrets(secretsFromConfig(config), true)).not.toThrow();
+  });
+
+  it('the nginx site proxies to the address the env example listens on', () => {
+    const env = environmentOf(read('hadir.env.example'));
+    expect(read('nginx-hadir.conf')).toContain(`server ${env.HOST}:${env.PORT};`);
+    expect(env.TRUST_PROXY).toBe(env.HOST);
+  });
+});
