@@ -149,9 +149,23 @@ describe('Hadir behind nginx (deploy/nginx-hadir.conf), with TRUST_PROXY', () =>
         '}',
       ].join('\n'),
     );
-    nginx = spawn(NGINX, ['-p', folder, '-c', join(folder, 'nginx.conf'), '-g', 'daemon off;'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    // -e: its log from the first line on, not the system's (which a user other than root cannot open).
+    nginx = spawn(
+      NGINX,
+      [
+        '-p',
+        folder,
+        '-e',
+        join(folder, 'error.log'),
+        '-c',
+        join(folder, 'nginx.conf'),
+        '-g',
+        'daemon off;',
+      ],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let errors = '';
     nginx.stderr?.on('data', (chunk: Buffer) => {
       errors += chunk.toString();
