@@ -1,4 +1,5 @@
-import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { DomainError } from '../errors.ts';
 import { newPrivateFile, writePrivateFile } from './private-file.ts';
@@ -143,6 +144,8 @@ export interface Restored extends BackupCheck {
  */
 export function restoreSqlite(backup: string, path: string, now: Date): Restored {
   const check = checkBackup(backup);
+  // A restore into a new folder makes it, private like the folder a server makes.
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const incoming = `${path}.restoring`;
   newPrivateFile(incoming);
   try {

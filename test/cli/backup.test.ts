@@ -159,7 +159,8 @@ describe('hadir backup and restore on SQLite', () => {
       expect(await exitOf(importing)).toBe(0);
 
       // Restored into a fresh folder, served by a server of its own.
-      const freshUrl = `sqlite:${join(folder(), 'hadir.sqlite')}`;
+      // A folder the restore makes itself.
+      const freshUrl = `sqlite:${join(folder(), 'new', 'hadir.sqlite')}`;
       const restored = await succeed(['restore', '--from', backup], freshUrl);
       expect(restored).toContain(`${made.respondents.toLocaleString('en')} respondents`);
       expect(restored).not.toContain('kept at');
