@@ -21,6 +21,7 @@ import * as keyUsageDays from './migrations/0006-key-usage-days.ts';
 import * as challengedCodes from './migrations/0007-challenged-codes.ts';
 import * as removals from './migrations/0008-removals.ts';
 import * as notifications from './migrations/0009-notifications.ts';
+import * as deliveryWakeUps from './migrations/0010-delivery-wake-ups.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>;
@@ -39,6 +40,7 @@ const MIGRATIONS = {
   '0007-challenged-codes': challengedCodes,
   '0008-removals': removals,
   '0009-notifications': notifications,
+  '0010-delivery-wake-ups': deliveryWakeUps,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {

@@ -81,6 +81,11 @@ export class DeliveryWorker {
     this.schedule(0);
   }
 
+  /** Looks at the outbox now: something was committed to it (see wake-ups.ts). */
+  wake(): void {
+    this.schedule(0);
+  }
+
   /** Stops claiming, and waits for the requests in flight. */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -4,7 +4,12 @@ import type { Mailer } from '../mail/mailer.ts';
 import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.ts';
 import { noticeExpiringKeys, purgeDeliveryLog } from './housekeeping.ts';
 import { webhookSealKey } from './signing.ts';
+import { deliveryWakeUps } from './wake-ups.ts';
 import type { SenderOptions } from './webhook-sender.ts';
+
+/** How often a worker looks at the outbox without being woken: on SQLite, and on PostgreSQL. */
+const POLL_MS = 50;
+const WOKEN_POLL_MS = 500;
 
 export interface NotificationSettings {
   store: Store;
@@ -26,16 +31,23 @@ export function startNotifications(settings: NotificationSettings): {
   worker: DeliveryWorker;
   stop(): Promise<void>;
 } {
+  // Woken by each commit on PostgreSQL, a worker looks at the outbox only now and then besides
+  // (retries come due, leases end); on SQLite, where imports run in another process, often.
+  const woken = settings.store.engine === 'postgres';
   const worker = new DeliveryWorker({
     store: settings.store,
     clock: settings.clock,
     sealKey: webhookSealKey(settings.keySealKey),
     sender: settings.sender,
     mailer: settings.mailer,
+    pollIntervalMs: woken ? WOKEN_POLL_MS : POLL_MS,
     ...(settings.onOutcome ? { onOutcome: settings.onOutcome } : {}),
     onError: settings.onError,
   });
   worker.start();
+  const wakeUps = woken
+    ? deliveryWakeUps(settings.store, () => worker.wake(), settings.onError)
+    : undefined;
   const housekeeping = async () => {
     const now = settings.clock.now();
     await noticeExpiringKeys(settings.store.db, now);
@@ -53,6 +65,7 @@ export function startNotifications(settings: NotificationSettings): {
     async stop() {
       clearTimeout(first);
       clearInterval(every);
+      await wakeUps?.stop();
       await worker.stop();
     },
   };

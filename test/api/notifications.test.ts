@@ -17,14 +17,17 @@ import {
   sendTestEvent,
 } from '../../src/notifications/endpoints.service.ts';
 import { noticeExpiringKeys } from '../../src/notifications/housekeeping.ts';
+import { recordEvents } from '../../src/notifications/outbox.repository.ts';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/notifications/retry-schedule.ts';
 import { webhookSealKey } from '../../src/notifications/signing.ts';
+import { deliveryWakeUps } from '../../src/notifications/wake-ups.ts';
 import { eraseRespondents } from '../../src/removals/erasure.service.ts';
 import { TEST_SECRETS } from '../helpers/app.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { TestReceiver } from '../helpers/receiver.ts';
 import { createTestStore, ENGINES, openTestStore } from '../helpers/stores.ts';
+import { until } from '../helpers/until.ts';
 
 const DAY = 24 * 3_600_000;
 const SEAL = webhookSealKey(TEST_SECRETS.keySealKey);
@@ -500,6 +503,70 @@ describe('two serving processes on one PostgreSQL', () => {
       await second.close();
       await w.receiver.close();
       await w.store.close();
+    }
+  });
+});
+
+describe('wake-ups on PostgreSQL', () => {
+  it('wake the workers when a commit adds deliveries, and never for a rollback', async () => {
+    const w = await setUp('postgres');
+    let wakes = 0;
+    const errors: unknown[] = [];
+    const wakeUps = deliveryWakeUps(
+      w.store,
+      () => {
+        wakes += 1;
+      },
+      (error) => errors.push(error),
+    );
+    try {
+      await wakeUps?.ready;
+      // Once as it starts to listen: what was committed before is not missed.
+      await until(() => wakes === 1, 'the first wake-up');
+      await sendTestEvent(w.settings, w.endpoint.id);
+      await until(() => wakes === 2, 'the wake-up of a commit');
+      await w.store.db
+        .transaction()
+        .execute(async (trx) => {
+          await recordEvents(
+            trx,
+            [
+              {
+                type: 'webhook.test',
+                data: { endpointId: w.endpoint.id },
+                endpointId: w.endpoint.id,
+                lineageId: w.key.id,
+              },
+            ],
+            w.clock.now(),
+          );
+          throw new Error('rolled back');
+        })
+        .catch(() => {});
+      await sendTestEvent(w.settings, w.endpoint.id);
+      // Notifications come in commit order: had the rollback sent one, it would be counted too.
+      await until(() => wakes >= 3, 'the wake-up of the next commit');
+      expect(wakes).toBe(3);
+      expect(errors).toEqual([]);
+    } finally {
+      await wakeUps?.stop();
+      await w.receiver.close();
+      await w.store.close();
+    }
+  });
+
+  it('are not made on SQLite, whose worker looks often', async () => {
+    const store = await createTestStore('sqlite');
+    try {
+      expect(
+        deliveryWakeUps(
+          store,
+          () => {},
+          () => {},
+        ),
+      ).toBeUndefined();
+    } finally {
+      await store.close();
     }
   });
 });
