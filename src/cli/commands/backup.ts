@@ -9,7 +9,7 @@ import {
 } from '../../backup/sqlite-backup.ts';
 import { parseDatabaseUrl } from '../../db/connect.ts';
 import { DomainError } from '../../errors.ts';
-import { type Command, required, withStore } from '../command.ts';
+import { type Command, type Context, required, withStore } from '../command.ts';
 import { counted } from '../plural.ts';
 
 function megabytes(bytes: number): string {
@@ -26,6 +26,15 @@ function contents(check: BackupCheck): string {
   ].join(', ');
 }
 
+/** The database DATABASE_URL names; an in-memory one has no file to copy or replace. */
+function storedDatabase(context: Context) {
+  const location = parseDatabaseUrl(context.config.databaseUrl);
+  if (location.engine === 'sqlite' && location.path === ':memory:') {
+    throw new DomainError('invalid', 'DATABASE_URL names an in-memory database, which has no file');
+  }
+  return location;
+}
+
 /** Backups while the service runs, and restores of them (docs/operating.md, "Backups"). */
 export const BACKUP_COMMANDS: Record<string, Command> = {
   backup: {
@@ -36,16 +45,13 @@ export const BACKUP_COMMANDS: Record<string, Command> = {
     options: { to: { type: 'string' } },
     async run(context) {
       const target = resolve(required(context, 'to'));
-      const location = parseDatabaseUrl(context.config.databaseUrl);
+      const location = storedDatabase(context);
       if (location.engine === 'postgres') {
         const dump = await backupPostgres(location.connectionString, target, context.io.env);
         return {
           json: { engine: 'postgres', ...dump },
           text: `Backed up the PostgreSQL database to ${dump.file} (${megabytes(dump.bytes)}, pg_dump custom format, ${counted(dump.tables, 'table')}; readable by you alone).\nRestore it with pg_restore: see docs/operating.md, "Backups".`,
         };
-      }
-      if (location.path === ':memory:') {
-        throw new DomainError('invalid', 'an in-memory database has nothing to back up');
       }
       const check = await backupSqlite(location.path, target);
       return {
@@ -62,15 +68,12 @@ export const BACKUP_COMMANDS: Record<string, Command> = {
     options: { from: { type: 'string' } },
     async run(context) {
       const backup = resolve(required(context, 'from'));
-      const location = parseDatabaseUrl(context.config.databaseUrl);
+      const location = storedDatabase(context);
       if (location.engine === 'postgres') {
         throw new DomainError(
           'invalid',
           'a PostgreSQL backup is restored with pg_restore, into a database of its own: see docs/operating.md, "Backups"',
         );
-      }
-      if (location.path === ':memory:') {
-        throw new DomainError('invalid', 'DATABASE_URL names an in-memory database');
       }
       const restored = restoreSqlite(backup, location.path, new Date(context.clock.now()));
       const removed = restored.replacedKeptAt ? removedIn(restored.replacedKeptAt) : [];
