@@ -22,6 +22,7 @@ import * as challengedCodes from './migrations/0007-challenged-codes.ts';
 import * as removals from './migrations/0008-removals.ts';
 import * as notifications from './migrations/0009-notifications.ts';
 import * as deliveryWakeUps from './migrations/0010-delivery-wake-ups.ts';
+import * as forgetEmptiedAnswers from './migrations/0011-forget-emptied-answers.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>;
@@ -41,6 +42,7 @@ const MIGRATIONS = {
   '0008-removals': removals,
   '0009-notifications': notifications,
   '0010-delivery-wake-ups': deliveryWakeUps,
+  '0011-forget-emptied-answers': forgetEmptiedAnswers,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {

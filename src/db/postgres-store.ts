@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { compactPostgres } from './postgres-compaction.ts';
 import { PreparedStatements } from './prepared-statements.ts';
 import type { Database } from './schema.ts';
 import type { Store } from './store.ts';
@@ -110,8 +111,9 @@ export function openPostgresStore(
       idle: pool.idleCount,
       waiting: pool.waitingCount,
     }),
-    // Old row versions stay until VACUUM, which autovacuum runs; operating.md says when to force it.
-    flushRemovals: async () => true,
+    // A rewrite locks the tables against reads; the operator chooses when (operating.md).
+    scrubRemovals: async () => 'until_compaction',
+    compact: () => compactPostgres(db),
     close: () => db.destroy(),
   };
 }

@@ -115,8 +115,16 @@ export function openSqliteStore(
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  // Erased means unreadable: a deleted row's bytes are overwritten, not left in free pages.
+  // Erased means unreadable: a deleted row's bytes are overwritten, not left in free pages. It
+  // holds for the connection's life: nothing turns it off again, migrations included.
   database.pragma('secure_delete = ON');
+  // VACUUM copies the live rows into fresh pages, so no copy of a removed row survives in the
+  // unused part of a page; the write-ahead log then holds old pages until it is truncated.
+  const rebuild = (): 'gone' | 'in_log_until_checkpoint' => {
+    database.exec('VACUUM');
+    const [result] = database.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+    return result?.busy === 0 ? 'gone' : 'in_log_until_checkpoint';
+  };
   const statements = new PreparedStatements();
   const changes = sqliteChangeTracking(database);
   const db = new Kysely<Database>({
@@ -131,10 +139,8 @@ export function openSqliteStore(
     db,
     statements,
     ...(options.rememberReads ? { changeStamp: changes.stamp } : {}),
-    async flushRemovals() {
-      const [result] = database.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
-      return result?.busy === 0;
-    },
+    scrubRemovals: async () => rebuild(),
+    compact: async () => ({ rewritten: ['the whole database'], skipped: [], scrub: rebuild() }),
     close: () => db.destroy(),
   };
 }

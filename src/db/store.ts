@@ -23,11 +23,33 @@ export interface Store {
   /** Connection counts of the PostgreSQL pool, for metrics; SQLite has no pool. */
   readonly poolStats?: () => { total: number; idle: number; waiting: number };
   /**
-   * After respondents were removed: leaves no copy of their rows in the engine's log. SQLite
-   * zeroes freed pages as it deletes (secure_delete) and here checkpoints and truncates its
-   * write-ahead log, which still holds the old pages (false when a reader kept it from
-   * finishing); PostgreSQL's old row versions go at its next VACUUM (see operating.md).
+   * After respondents were removed: leaves no byte of them in the database's files, where the
+   * engine can do so at once. SQLite overwrites a deleted row (secure_delete), but copies it left
+   * behind in the unused part of a page when it moved rows earlier stay: VACUUM rebuilds every
+   * page from the live rows alone, then the write-ahead log, which holds the old pages, is
+   * truncated. PostgreSQL would need compact(), which locks the tables: it is left to the operator.
    */
-  flushRemovals(): Promise<boolean>;
+  scrubRemovals(): Promise<Scrub>;
+  /**
+   * Leaves no byte of a removed row in the database's files, on either engine. PostgreSQL leaves
+   * a removed row's bytes in its page's free space until the page is rewritten: VACUUM FULL
+   * rewrites the tables that held answers (each locked, reads included, while it is rewritten)
+   * and pg_statistic, when this user owns the database.
+   */
+  compact(): Promise<Compaction>;
   close(): Promise<void>;
+}
+
+/**
+ * Where removed rows' bytes are after scrubRemovals: nowhere; only in the write-ahead log, which
+ * a reader kept from being truncated (it is at the next checkpoint); or in free space until the
+ * operator compacts (PostgreSQL).
+ */
+export type Scrub = 'gone' | 'in_log_until_checkpoint' | 'until_compaction';
+
+/** What a compaction rewrote, what it could not (with why), and where bytes may still be. */
+export interface Compaction {
+  rewritten: string[];
+  skipped: Array<{ table: string; why: string }>;
+  scrub: Exclude<Scrub, 'until_compaction'>;
 }

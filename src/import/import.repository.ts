@@ -232,8 +232,10 @@ export async function respondentWriter(
     },
     async finish() {
       if (staged === 0) return;
-      // The planner knows nothing of a fresh temporary table; the merge joins it twice.
-      await sql`ANALYZE ${sql.table(STAGED)}`.execute(db);
+      // The planner knows nothing of a fresh temporary table; the merge joins it twice, by id
+      // and campaign. Only those columns are sampled: ANALYZE copies sample values into
+      // pg_statistic, which would keep answers there after their rows are gone.
+      await sql`ANALYZE ${sql.table(STAGED)} (id, campaign_id)`.execute(db);
       await noteStagedRespondentsWritten(db, STAGED);
       await sql`INSERT INTO respondents (id, campaign_id, submitted_at, attendance_status, answers)
         SELECT id, campaign_id, submitted_at, attendance_status, answers::json

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { recordAudit } from '../audit/audit.repository.ts';
 import type { Clock } from '../clock.ts';
-import type { Store } from '../db/store.ts';
+import type { Scrub, Store } from '../db/store.ts';
 import { DomainError } from '../errors.ts';
 import { ChangeSet } from '../notifications/change-events.ts';
 import { answersMatch, needleOf } from './answer-match.ts';
@@ -54,10 +54,10 @@ export async function findRespondentsByValue(
   }
 }
 
-/** What an erasure did: the ids it removed, and whether no copy was left in the engine's log. */
+/** What an erasure did: the ids it removed, and where their bytes may still be (see Scrub). */
 export interface Erasure {
   erased: Array<{ campaignId: string; id: string }>;
-  logCleared: boolean;
+  scrub: Scrub;
 }
 
 /**
@@ -94,7 +94,7 @@ export async function eraseRespondents(
       clock.now(),
     );
   });
-  return { erased: named, logCleared: await store.flushRemovals() };
+  return { erased: named, scrub: await store.scrubRemovals() };
 }
 
 /** The named respondents of one campaign; an id not in it is refused by name. */
@@ -125,7 +125,7 @@ export async function deleteCampaign(
   store: Store,
   clock: Clock,
   campaignId: string,
-): Promise<{ campaignId: string; respondentsErased: number; logCleared: boolean }> {
+): Promise<{ campaignId: string; respondentsErased: number; scrub: Scrub }> {
   const erased = await store.db.transaction().execute(async (trx) => {
     const now = clock.now();
     const removed = await removeCampaign(trx, campaignId, now);
@@ -152,5 +152,5 @@ export async function deleteCampaign(
     );
     return count;
   });
-  return { campaignId, respondentsErased: erased, logCleared: await store.flushRemovals() };
+  return { campaignId, respondentsErased: erased, scrub: await store.scrubRemovals() };
 }

@@ -1,6 +1,6 @@
 import { recordAudit } from '../audit/audit.repository.ts';
 import type { Clock } from '../clock.ts';
-import type { Store } from '../db/store.ts';
+import type { Scrub, Store } from '../db/store.ts';
 import { ChangeSet } from '../notifications/change-events.ts';
 import {
   findCampaignsPastRetention,
@@ -23,6 +23,8 @@ export interface RetentionSettings {
 export interface RetentionRun {
   campaigns: Array<{ campaignId: string; eventDate: number; respondents: number }>;
   tombstonesPurged: number;
+  /** Where the removed rows' bytes may still be; absent when nothing was removed. */
+  scrub?: Scrub;
 }
 
 /**
@@ -63,8 +65,8 @@ export async function runRetention(
     store.db,
     now - settings.removalsDays * DAY_MS,
   );
-  if (campaigns.length > 0) await store.flushRemovals();
-  return { campaigns, tombstonesPurged };
+  if (campaigns.length === 0) return { campaigns, tombstonesPurged };
+  return { campaigns, tombstonesPurged, scrub: await store.scrubRemovals() };
 }
 
 /**

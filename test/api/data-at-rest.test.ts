@@ -46,6 +46,18 @@ describe('files of the SQLite store and of development secrets', () => {
     await store.close();
   });
 
+  it('deletes securely on the connection that made the database, migrations and all', async () => {
+    const url = await createTestDatabaseUrl('sqlite');
+    const store = openStore(url);
+    try {
+      await migrateToLatest(store);
+      const setting = await sql<{ secure_delete: number }>`PRAGMA secure_delete`.execute(store.db);
+      expect(setting.rows).toEqual([{ secure_delete: 1 }]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('tightens a looser existing database and folder, and says so', async () => {
     const folder = join(mkdtempSync(join(tmpdir(), 'hadir-modes-')), 'data');
     mkdirSync(folder, { mode: 0o755 });

@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-
+import { scrubNote } from '../../src/cli/scrub-note.ts';
+import { compactPostgres } from '../../src/db/postgres-compaction.ts';
 import { importDocument } from '../../src/import/import.service.ts';
 import { runHadirInProcess } from '../helpers/cli.ts';
 import { ManualClock } from '../helpers/clock.ts';
@@ -146,7 +148,9 @@ describe.each(ENGINES)('erasure and retention by the operator, on %s', (engine) 
         databaseUrl,
         clock,
       });
-      expect(deleted.stdout).toBe('deleted campaign nikah and 2 respondents\n');
+      expect(deleted.stdout).toBe(
+        `deleted campaign nikah and 2 respondents${scrubNote(engine === 'postgres' ? 'until_compaction' : 'gone')}\n`,
+      );
       const tombstones = await store.db
         .selectFrom('removals')
         .select('respondent_id')
@@ -198,6 +202,48 @@ describe.each(ENGINES)('erasure and retention by the operator, on %s', (engine) 
       expect(later.stdout).toContain('forgot 2 tombstones older than 90 days');
       expect(await store.db.selectFrom('removals').selectAll().execute()).toEqual([]);
     } finally {
+      await store.close();
+    }
+  });
+
+  it('compacts on the operator’s word, saying what it rewrote', async () => {
+    const clock = new ManualClock();
+    const { databaseUrl, store } = await seeded(engine, clock);
+    try {
+      const compacted = await runHadirInProcess(['compact', '--json'], { databaseUrl, clock });
+      expect(compacted.status).toBe(0);
+      expect(JSON.parse(compacted.stdout)).toEqual({
+        rewritten:
+          engine === 'postgres'
+            ? ['respondents', 'answer_counts', 'pg_statistic']
+            : ['the whole database'],
+        skipped: [],
+        scrub: 'gone',
+      });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('compacting PostgreSQL', () => {
+  it('refuses, naming it, while a transaction older than the compaction could see removed rows', async () => {
+    const clock = new ManualClock();
+    const { databaseUrl, store } = await seeded('postgres', clock);
+    const holder = await openTestStore(databaseUrl);
+    try {
+      await holder.db.transaction().execute(async (trx) => {
+        const pid = await sql<{
+          pid: number;
+        }>`SELECT pg_backend_pid() AS pid, txid_current()`.execute(trx);
+        await expect(compactPostgres(store.db, 300)).rejects.toThrow(
+          `transactions that began before the compaction still see the removed rows (pid ${pid.rows[0]?.pid} since `,
+        );
+      });
+      // Once it ended, the compaction goes ahead.
+      await expect(compactPostgres(store.db, 300)).resolves.toMatchObject({ scrub: 'gone' });
+    } finally {
+      await holder.close();
       await store.close();
     }
   });

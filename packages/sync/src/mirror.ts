@@ -55,16 +55,25 @@ function cleared(removedAt: string) {
 export class Mirror {
   readonly #db: Kysely<MirrorTables>;
   readonly engine: MirrorEngine;
+  /** Rebuilds a SQLite mirror's pages from its live rows (see scrubRemoved). */
+  readonly #rebuild: (() => void) | undefined;
+  #clearedSinceRebuild = false;
 
-  private constructor(db: Kysely<MirrorTables>, engine: MirrorEngine) {
+  private constructor(
+    db: Kysely<MirrorTables>,
+    engine: MirrorEngine,
+    rebuild: (() => void) | undefined,
+  ) {
     this.#db = db;
     this.engine = engine;
+    this.#rebuild = rebuild;
   }
 
   /** Opens `sqlite:PATH` or `postgres://…`, creating or upgrading the mirror tables. */
   static async open(url: string): Promise<Mirror> {
     let db: Kysely<MirrorTables>;
     let engine: MirrorEngine;
+    let rebuild: (() => void) | undefined;
     if (url.startsWith('sqlite:')) {
       const path = url.slice('sqlite:'.length);
       if (path !== ':memory:') {
@@ -76,8 +85,14 @@ export class Mirror {
       }
       const database = new SqliteDatabase(path);
       database.pragma('journal_mode = WAL');
+      // A cleared row's old answers are overwritten, not left in a free part of the file.
+      database.pragma('secure_delete = ON');
       db = new Kysely({ dialect: new SqliteDialect({ database }) });
       engine = 'sqlite';
+      rebuild = () => {
+        database.exec('VACUUM');
+        database.pragma('wal_checkpoint(TRUNCATE)');
+      };
     } else if (/^postgres(ql)?:\/\//.test(url)) {
       db = new Kysely({
         dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) }),
@@ -87,7 +102,7 @@ export class Mirror {
       throw new Error(`--to must be sqlite:PATH or postgres://…, got '${url.split(':')[0]}:…'`);
     }
     await prepareMirror(db, engine);
-    return new Mirror(db, engine);
+    return new Mirror(db, engine, rebuild);
   }
 
   async saveCampaign(
@@ -231,7 +246,7 @@ export class Mirror {
       .where('removed_at', 'is', null)
       .where((eb) => eb.or([eb('seen_pass', 'is', null), eb('seen_pass', '!=', passId)]))
       .executeTakeFirst();
-    return Number(result.numUpdatedRows);
+    return this.#cleared(Number(result.numUpdatedRows));
   }
 
   /**
@@ -255,7 +270,7 @@ export class Mirror {
         applied += Number(result.numUpdatedRows);
       }
     });
-    return applied;
+    return this.#cleared(applied);
   }
 
   /** A campaign the key can no longer read (deleted, or out of its scope): every row is cleared. */
@@ -271,7 +286,7 @@ export class Mirror {
       .set({ watermark: null, removals_watermark: null, checkpoint: null })
       .where('campaign_id', '=', campaignId)
       .execute();
-    return Number(result.numUpdatedRows);
+    return this.#cleared(Number(result.numUpdatedRows));
   }
 
   async removalsWatermark(campaignId: string): Promise<string | null> {
@@ -362,7 +377,27 @@ export class Mirror {
     }
   }
 
+  /** Counts rows whose answers were cleared, so that the next scrub rebuilds the file. */
+  #cleared(rows: number): number {
+    if (rows > 0) this.#clearedSinceRebuild = true;
+    return rows;
+  }
+
+  /**
+   * After rows were cleared: leaves no byte of their answers in a SQLite mirror's file.
+   * secure_delete overwrites a cleared answer, but SQLite leaves copies of rows it moved between
+   * pages earlier in the unused part of those pages; VACUUM rebuilds every page from the live
+   * rows, and the write-ahead log is truncated. A PostgreSQL mirror keeps old row versions until
+   * its own VACUUM FULL (see the README).
+   */
+  async scrubRemoved(): Promise<void> {
+    if (!this.#clearedSinceRebuild) return;
+    this.#rebuild?.();
+    this.#clearedSinceRebuild = false;
+  }
+
   async close(): Promise<void> {
+    await this.scrubRemoved();
     await this.#db.destroy();
   }
 }

@@ -144,6 +144,8 @@ export async function runSync(options: SyncOptions, deps: SyncDeps): Promise<Cam
     await deps.mirror.saveCampaign(campaign, summary, fields, now().toISOString());
     results.push(await syncCampaign(client, campaignId, options, deps, now, () => waits));
   }
+  // Cleared rows leave no byte of their answers in the mirror's file (see Mirror.scrubRemoved).
+  await deps.mirror.scrubRemoved();
   return results;
 }
 

@@ -11,6 +11,7 @@ import {
 import { type Command, type Context, onePositional, withStore } from '../command.ts';
 import { withImportProgress } from '../import-progress.ts';
 import { counted } from '../plural.ts';
+import { scrubNote } from '../scrub-note.ts';
 import { UsageError } from '../usage-error.ts';
 
 type Format = 'json' | 'jsonl';
@@ -109,13 +110,13 @@ export const IMPORT_COMMANDS: Record<string, Command> = {
         totalBytes: size,
       });
       try {
-        const counts = await withStore(context, async (store) => {
+        const { imported: counts, scrub } = await withStore(context, async (store) => {
           const imported = await importRecords(store, context.clock, progress.batches);
-          // Removed rows leave no copy in the engine's log either (see Store.flushRemovals).
-          if (imported.respondents.deleted > 0) await store.flushRemovals();
-          return imported;
+          // Removed rows leave no copy in the database's files (see Store.scrubRemovals).
+          const removed = imported.respondents.deleted > 0 || imported.campaigns.deleted > 0;
+          return { imported, scrub: removed ? await store.scrubRemovals() : undefined };
         });
-        return { json: counts, text: describeCounts(counts) };
+        return { json: counts, text: describeCounts(counts) + scrubNote(scrub) };
       } finally {
         progress.done();
         stream.destroy();

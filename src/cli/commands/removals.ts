@@ -9,13 +9,8 @@ import {
 import { runRetention } from '../../removals/retention.ts';
 import { type Command, listOption, onePositional, required, withStore } from '../command.ts';
 import { counted } from '../plural.ts';
+import { scrubNote } from '../scrub-note.ts';
 import { UsageError } from '../usage-error.ts';
-
-/** The log note an erasure ends with when SQLite could not truncate its write-ahead log yet. */
-const logNote = (logCleared: boolean) =>
-  logCleared
-    ? ''
-    : '\nnote: a reader kept the write-ahead log open; the erased rows leave it at the next checkpoint (or run this again)';
 
 /** Erasure and storage limitation: the operator's side of personal data (UU PDP). */
 export const REMOVAL_COMMANDS: Record<string, Command> = {
@@ -73,7 +68,7 @@ export const REMOVAL_COMMANDS: Record<string, Command> = {
           const erasure = await eraseRespondents(store, context.clock, found, 'value');
           return {
             json: erasure,
-            text: `${listed}\nerased ${counted(erasure.erased.length, 'respondent')}${logNote(erasure.logCleared)}`,
+            text: `${listed}\nerased ${counted(erasure.erased.length, 'respondent')}${scrubNote(erasure.scrub)}`,
           };
         }
         if (ids.length === 0) {
@@ -83,7 +78,7 @@ export const REMOVAL_COMMANDS: Record<string, Command> = {
         const erasure = await eraseRespondents(store, context.clock, named, 'ids');
         return {
           json: erasure,
-          text: `erased ${counted(erasure.erased.length, 'respondent')}${logNote(erasure.logCleared)}`,
+          text: `erased ${counted(erasure.erased.length, 'respondent')}${scrubNote(erasure.scrub)}`,
         };
       });
     },
@@ -101,8 +96,23 @@ export const REMOVAL_COMMANDS: Record<string, Command> = {
       );
       return {
         json: result,
-        text: `deleted campaign ${campaignId} and ${counted(result.respondentsErased, 'respondent')}${logNote(result.logCleared)}`,
+        text: `deleted campaign ${campaignId} and ${counted(result.respondentsErased, 'respondent')}${scrubNote(result.scrub)}`,
       };
+    },
+  },
+  compact: {
+    summary:
+      'Leaves no byte of removed respondents in the database files: on PostgreSQL it rewrites the tables that held answers (VACUUM FULL: reads of each wait while it is rewritten); SQLite does this after every removal by itself.',
+    example: 'compact',
+    usage: 'compact',
+    options: {},
+    async run(context) {
+      const result = await withStore(context, (store) => store.compact());
+      const lines = [
+        `rewrote ${result.rewritten.join(', ')}`,
+        ...result.skipped.map((skip) => `skipped ${skip.table}: ${skip.why}`),
+      ];
+      return { json: result, text: lines.join('\n') + scrubNote(result.scrub) };
     },
   },
   'retention run': {
@@ -130,7 +140,7 @@ export const REMOVAL_COMMANDS: Record<string, Command> = {
         : `nothing deleted yet: add --yes to delete the respondents of ${counted(result.campaigns.length, 'campaign')} and tombstones older than ${settings.removalsDays} days`;
       return {
         json: { applied: apply, ...result },
-        text: [off, ...lines, ending].filter(Boolean).join('\n'),
+        text: [off, ...lines, ending].filter(Boolean).join('\n') + scrubNote(result.scrub),
       };
     },
   },

@@ -28,5 +28,4 @@ export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
   for (const column of ['ip_address', 'token', 'guest_token']) {
     await db.schema.alterTable('respondents').dropColumn(column).execute();
   }
-  if (engine === 'sqlite') await sql`PRAGMA secure_delete = OFF`.execute(db);
 }

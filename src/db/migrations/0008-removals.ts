@@ -40,7 +40,6 @@ export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
   if (engine === 'sqlite') await sql`PRAGMA secure_delete = ON`.execute(db);
   await sql`DELETE FROM respondents WHERE campaign_id IN
     (SELECT id FROM campaigns WHERE deleted_at IS NOT NULL)`.execute(db);
-  if (engine === 'sqlite') await sql`PRAGMA secure_delete = OFF`.execute(db);
 }
 
 /** The feed goes; the erased rows of deleted campaigns stay erased. */
