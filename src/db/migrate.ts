@@ -23,6 +23,7 @@ import * as removals from './migrations/0008-removals.ts';
 import * as notifications from './migrations/0009-notifications.ts';
 import * as deliveryWakeUps from './migrations/0010-delivery-wake-ups.ts';
 import * as forgetEmptiedAnswers from './migrations/0011-forget-emptied-answers.ts';
+import * as removalsLastStamp from './migrations/0012-removals-last-stamp.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>;
@@ -43,6 +44,7 @@ const MIGRATIONS = {
   '0009-notifications': notifications,
   '0010-delivery-wake-ups': deliveryWakeUps,
   '0011-forget-emptied-answers': forgetEmptiedAnswers,
+  '0012-removals-last-stamp': removalsLastStamp,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {

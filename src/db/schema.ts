@@ -224,7 +224,10 @@ export interface RemovalsTable {
 /** The one row saying from when the removals feed is complete. */
 export interface RemovalsHorizonTable {
   id: number;
+  /** The newest tombstone forgotten (or when the feed began): no `since` before it is vouched. */
   vouched_since: number;
+  /** The newest stamp ever given: every later removal's stamp is after it. */
+  last_stamp: number;
 }
 
 /** Where a key's holder hears of changes (see src/notifications). */

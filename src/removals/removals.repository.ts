@@ -174,30 +174,19 @@ export async function stampRemovals(
     .executeTakeFirst();
   if (!pending) return undefined;
   if (engine === 'postgres') await sql`SELECT pg_advisory_xact_lock(${STAMP_LOCK})`.execute(db);
-  const newest = await db
-    .selectFrom('removals')
-    .select((eb) => eb.fn.max('removed_at').as('newest'))
+  const horizon = await db
+    .selectFrom('removals_horizon')
+    .select('last_stamp')
+    .where('id', '=', 1)
     .executeTakeFirstOrThrow();
-  const at = Math.max(now(), Number(newest.newest ?? 0) + 1);
+  const at = Math.max(now(), Number(horizon.last_stamp) + 1);
   await db
     .updateTable('removals')
     .set({ removed_at: at })
     .where('removed_at', '=', PENDING)
     .execute();
+  await db.updateTable('removals_horizon').set({ last_stamp: at }).where('id', '=', 1).execute();
   return at;
-}
-
-/** The newest removal of a campaign, or undefined when it has none. */
-export async function newestRemoval(
-  db: Kysely<Database>,
-  campaignId: string,
-): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('removals')
-    .select((eb) => eb.fn.max('removed_at').as('newest'))
-    .where('campaign_id', '=', campaignId)
-    .executeTakeFirstOrThrow();
-  return row.newest === null ? undefined : Number(row.newest);
 }
 
 /** A tombstone as the feed serves it. */
@@ -262,33 +251,50 @@ export async function countRemovals(
   return Number(row.count);
 }
 
-/** From when the feed is complete: no removal after this instant is missing from it. */
-export async function readVouchedSince(db: Kysely<Database>): Promise<number> {
+/**
+ * What the feed can vouch for: every removal after `vouchedSince` is in it, and every removal
+ * committed later is stamped after `lastStamp`.
+ */
+export interface RemovalsHorizon {
+  vouchedSince: number;
+  lastStamp: number;
+}
+
+export async function readHorizon(db: Kysely<Database>): Promise<RemovalsHorizon> {
   const row = await db
     .selectFrom('removals_horizon')
-    .select('vouched_since')
+    .select(['vouched_since', 'last_stamp'])
     .where('id', '=', 1)
     .executeTakeFirstOrThrow();
-  return Number(row.vouched_since);
+  return { vouchedSince: Number(row.vouched_since), lastStamp: Number(row.last_stamp) };
 }
 
 /**
- * Forgets tombstones from before `cutoff`; the feed then vouches only for removals after it.
- * Returns how many were forgotten.
+ * Forgets tombstones from before `cutoff`; the feed then vouches only for removals after the
+ * newest one forgotten. A purge that forgets nothing moves nothing, so a client that read the
+ * feed within the retention period can always follow it on. Returns how many were forgotten.
  */
 export async function purgeRemovalsBefore(db: Kysely<Database>, cutoff: number): Promise<number> {
-  const result = await db
-    .deleteFrom('removals')
+  const newest = await db
+    .selectFrom('removals')
+    .select((eb) => eb.fn.max('removed_at').as('newest'))
     .where('removed_at', '<=', cutoff)
     .where('removed_at', '!=', PENDING)
-    .executeTakeFirst();
+    .executeTakeFirstOrThrow();
+  if (newest.newest === null) return 0;
+  // The horizon moves first: should the deletion not happen, the feed only vouches for less.
   await db
     .updateTable('removals_horizon')
     .set((eb) => ({
-      vouched_since: sql`CASE WHEN ${eb.ref('vouched_since')} < ${cutoff} THEN ${cutoff} ELSE ${eb.ref('vouched_since')} END`,
+      vouched_since: sql`CASE WHEN ${eb.ref('vouched_since')} < ${newest.newest} THEN ${newest.newest} ELSE ${eb.ref('vouched_since')} END`,
     }))
     .where('id', '=', 1)
     .execute();
+  const result = await db
+    .deleteFrom('removals')
+    .where('removed_at', '<=', Number(newest.newest))
+    .where('removed_at', '!=', PENDING)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 

@@ -5,13 +5,7 @@ import { ApiError } from '../errors.ts';
 import { type CachedResponse, toCachedResponse } from '../http/response-cache.ts';
 import { toIso } from '../instant.ts';
 import type { AuthenticatedKey } from '../keys/keys.service.ts';
-import {
-  countRemovals,
-  type FeedStart,
-  newestRemoval,
-  readRemovals,
-  readVouchedSince,
-} from './removals.repository.ts';
+import { countRemovals, type FeedStart, readHorizon, readRemovals } from './removals.repository.ts';
 
 /** A removals query as a client sent it. */
 export interface RemovalsQuery {
@@ -23,8 +17,11 @@ export interface RemovalsQuery {
 
 /**
  * The removals feed of a campaign: who left it and when, for a key that may read the campaign.
- * It holds ids and times only. It vouches for removals after readVouchedSince; a `since` before
- * that answers 410, because the removals between are no longer (or not yet) recorded.
+ * It holds ids and times only. It vouches for removals after the horizon's vouchedSince; a
+ * `since` before that answers 410, because the removals between are no longer (or not yet)
+ * recorded. Its watermark `until` is the newest stamp the service gave, in any campaign: a
+ * removal committed later is stamped after it, and only a removal forgotten after the
+ * retention period is ever stamped before a watermark a client still holds.
  */
 export function createRemovalsFeed(
   store: Store,
@@ -75,17 +72,17 @@ export function createRemovalsFeed(
     ): Promise<CachedResponse> {
       await campaigns.access(key, campaignId);
       const { start, page } = startOf(campaignId, query);
-      const vouchedSince = await readVouchedSince(store.db);
+      // Read before the rows: every removal stamped up to lastStamp is among them.
+      const { vouchedSince, lastStamp } = await readHorizon(store.db);
       if (query.sinceMs !== undefined && query.sinceMs < vouchedSince) {
         throw new ApiError(
           'full_sync_required',
           `removals before ${toIso(vouchedSince)} are no longer kept: re-read the whole campaign without since, then follow this feed from the meta.until of a removals answer taken before that pass`,
         );
       }
-      const [total, rows, newest] = await Promise.all([
+      const [total, rows] = await Promise.all([
         countRemovals(store.db, campaignId, query.sinceMs),
         readRemovals(store.db, campaignId, query.sinceMs, start, query.limit),
-        newestRemoval(store.db, campaignId),
       ]);
       const last = rows.at(-1);
       const nextCursor =
@@ -103,7 +100,7 @@ export function createRemovalsFeed(
           limit: query.limit,
           totalPages: Math.ceil(total / query.limit),
           nextCursor,
-          until: toIso(Math.max(newest ?? 0, vouchedSince)),
+          until: toIso(Math.max(lastStamp, vouchedSince)),
         },
       };
       return toCachedResponse(body, { fieldKeys: [], rows: rows.length });

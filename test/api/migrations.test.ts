@@ -146,3 +146,32 @@ describe.each(ENGINES)('taking the usage days back out (0006 down) on %s', (engi
     }
   });
 });
+
+describe.each(ENGINES)('upgrading to the removals last stamp (0012) on %s', (engine) => {
+  it('starts from the newest tombstone kept, and forgets zero counts (0011)', async () => {
+    const url =
+      engine === 'sqlite' ? await createTestDatabaseUrl('sqlite') : await createEmptyPostgresUrl();
+    const store = openStore(url);
+    try {
+      await migrateUpTo(store, '0010-delivery-wake-ups');
+      await sql`INSERT INTO campaigns (id, slug, title, updated_at) VALUES ('c', 'c', 'C', 0)`.execute(
+        store.db,
+      );
+      await sql`INSERT INTO removals (campaign_id, respondent_id, removed_at)
+        VALUES ('c', 'r1', 1000), ('c', 'r2', 5000)`.execute(store.db);
+      await sql`INSERT INTO answer_counts (campaign_id, field_key, value, count)
+        VALUES ('c', 'menu', 'Sate', 0), ('c', 'menu', 'Soto', 2)`.execute(store.db);
+      await migrateToLatest(store);
+      const horizon = await sql<{
+        last_stamp: number;
+      }>`SELECT last_stamp FROM removals_horizon`.execute(store.db);
+      expect(horizon.rows.map((row) => Number(row.last_stamp))).toEqual([5000]);
+      const counts = await sql<{ value: string }>`SELECT value FROM answer_counts`.execute(
+        store.db,
+      );
+      expect(counts.rows.map((row) => row.value)).toEqual(['Soto']);
+    } finally {
+      await store.close();
+    }
+  });
+});
