@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
+import pg from 'pg';
 import { DomainError } from '../errors.ts';
 import { writePrivateFile } from './private-file.ts';
 
@@ -68,4 +69,42 @@ export async function backupPostgres(
     if (tables === 0) throw new DomainError('invalid', 'the archive pg_dump wrote holds no table');
     return { file: target, bytes: statSync(partial).size, tables };
   });
+}
+
+/**
+ * Restores a pg_dump archive into `target`, a new and empty database (createdb makes one), in one
+ * transaction: a restore that fails leaves it empty. Refuses a database that holds tables.
+ */
+export async function restorePostgres(
+  archive: string,
+  target: string,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  const client = new pg.Client({ connectionString: target, connectionTimeoutMillis: 10_000 });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ tables: string }>(
+      "SELECT count(*) AS tables FROM pg_tables WHERE schemaname NOT IN ('pg_catalog', 'information_schema')",
+    );
+    if (Number(rows[0]?.tables ?? 0) > 0) {
+      throw new DomainError(
+        'conflict',
+        `the database --into names already holds tables: restore into a new, empty one (createdb hadir_restored)`,
+      );
+    }
+  } finally {
+    await client.end();
+  }
+  const connection = connectionOf(target, env);
+  await run(
+    program('pg_restore', env),
+    [
+      '--no-owner',
+      '--exit-on-error',
+      '--single-transaction',
+      `--dbname=${connection.dbname}`,
+      archive,
+    ],
+    connection.env,
+  );
 }

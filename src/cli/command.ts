@@ -47,12 +47,16 @@ export interface Command {
   run(context: Context): Promise<Output | undefined>;
 }
 
-/** Runs `work` on the configured store, migrated, under an operator command's bounds. */
+/**
+ * Runs `work` on the configured store (or the one `url` names), migrated, under an operator
+ * command's bounds.
+ */
 export async function withStore<T>(
   context: Context,
   work: (store: Store) => Promise<T>,
+  url = context.config.databaseUrl,
 ): Promise<T> {
-  const store = openStore(context.config.databaseUrl, {
+  const store = openStore(url, {
     timeouts: COMMAND_TIMEOUTS,
     onWarning: warnOn(context.io),
   });

@@ -13,7 +13,7 @@ import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exitOf, HADIR_BIN, runHadir, startHadir, TEST_SECRET_ENV } from '../helpers/cli.ts';
 import { findPostgresBin } from '../helpers/postgres-cluster.ts';
-import { createTestDatabaseUrl } from '../helpers/stores.ts';
+import { createEmptyPostgresUrl, createTestDatabaseUrl } from '../helpers/stores.ts';
 
 const CAMPAIGNS = ['satu', 'dua', 'tiga'];
 
@@ -311,9 +311,71 @@ describe('hadir backup on PostgreSQL', () => {
     expect(existsSync(join(work, 'none.dump'))).toBe(false);
   });
 
-  it('sends a PostgreSQL restore to pg_restore', async () => {
-    const result = await runHadir(['restore', '--from', join(work, 'hadir.dump')], { databaseUrl });
-    expect(result.status).toBe(1);
-    expect(result.stderr).toContain('pg_restore');
+  it('restores into a new database, and removes again what was removed after the backup', async () => {
+    const backup = join(work, 'before-erasure.dump');
+    await succeed(['backup', '--to', backup], databaseUrl, { PG_BIN: pgBin });
+    // pg-0 is in campaign satu; campaign tiga goes whole.
+    await succeed(['respondents', 'erase', '--campaign', 'satu', '--id', 'pg-0'], databaseUrl);
+    await succeed(['campaigns', 'delete', 'tiga'], databaseUrl);
+
+    const into = await createEmptyPostgresUrl();
+    const restored = JSON.parse(
+      await succeed(['restore', '--from', backup, '--into', into, '--json'], databaseUrl, {
+        PG_BIN: pgBin,
+      }),
+    );
+    expect(restored).toMatchObject({
+      engine: 'postgres',
+      campaigns: 2,
+      erasedAgain: 1,
+      campaignsDeletedAgain: 1,
+      currentDatabaseFound: true,
+    });
+    const found = await succeed(['respondents', 'find', '--value', 'Soto', '--json'], into);
+    const rows = (JSON.parse(found) as { respondents: Array<{ id: string; campaignId: string }> })
+      .respondents;
+    expect(rows.map((row) => row.id)).not.toContain('pg-0');
+    expect(rows.some((row) => row.campaignId === 'tiga')).toBe(false);
+    expect(rows.map((row) => row.id)).toContain('pg-6');
+    // The feed tells partners' mirrors, as for any erasure.
+    const client = new pg.Client({ connectionString: into });
+    await client.connect();
+    try {
+      const { rows: tombstone } = await client.query(
+        "SELECT campaign_id FROM removals WHERE respondent_id = 'pg-0'",
+      );
+      expect(tombstone).toEqual([{ campaign_id: 'satu' }]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('refuses to restore over the database in use or into one that holds tables', async () => {
+    const backup = join(work, 'for-refusals.dump');
+    await succeed(['backup', '--to', backup], databaseUrl, { PG_BIN: pgBin });
+    const over = await runHadir(['restore', '--from', backup, '--into', databaseUrl], {
+      databaseUrl,
+      env: { PG_BIN: pgBin },
+    });
+    expect(over.status).toBe(1);
+    expect(over.stderr).toContain('--into names the database DATABASE_URL names');
+    const full = await runHadir(
+      ['restore', '--from', backup, '--into', await createTestDatabaseUrl('postgres')],
+      { databaseUrl, env: { PG_BIN: pgBin } },
+    );
+    expect(full.status).toBe(1);
+    expect(full.stderr).toContain('already holds tables');
+    // The database in use is gone: the archive is restored all the same, and it says so.
+    const gone = databaseUrl.replace(/\/[^/]*$/, '/hadir_gone');
+    const into = await createEmptyPostgresUrl();
+    const lost = await runHadir(['restore', '--from', backup, '--into', into], {
+      databaseUrl: gone,
+      env: { PG_BIN: pgBin },
+    });
+    expect(lost.stderr).toBe('');
+    expect(lost.stdout).toContain('does not exist, so nothing removed after the backup');
+    const without = await runHadir(['restore', '--from', backup], { databaseUrl });
+    expect(without.status).toBe(1);
+    expect(without.stderr).toContain('--into is required');
   });
 });

@@ -1,22 +1,32 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { carryRemovalsForward, removedIn } from '../../backup/carry-removals.ts';
-import { backupPostgres } from '../../backup/postgres-backup.ts';
+import {
+  type Carried,
+  carryRemovalsForward,
+  type Removed,
+  readRemoved,
+  removedInFile,
+} from '../../backup/carry-removals.ts';
+import { backupPostgres, restorePostgres } from '../../backup/postgres-backup.ts';
 import {
   type BackupCheck,
   backupSqlite,
   checkBackup,
   restoreSqlite,
 } from '../../backup/sqlite-backup.ts';
-import { parseDatabaseUrl } from '../../db/connect.ts';
+import { parseDatabaseUrl, type Store } from '../../db/connect.ts';
 import { DomainError } from '../../errors.ts';
 import { type Command, type Context, required, withStore } from '../command.ts';
 import { counted } from '../plural.ts';
+import { UsageError } from '../usage-error.ts';
 
 function megabytes(bytes: number): string {
   return `${(bytes / 1_048_576).toLocaleString('en', { maximumFractionDigits: 1 })} MB`;
 }
 
-function contents(check: BackupCheck): string {
+function contents(
+  check: Pick<BackupCheck, 'campaigns' | 'respondents' | 'removals' | 'accounts' | 'keys'>,
+): string {
   return [
     counted(check.campaigns, 'campaign'),
     counted(check.respondents, 'respondent'),
@@ -62,33 +72,38 @@ export const BACKUP_COMMANDS: Record<string, Command> = {
   },
   restore: {
     summary:
-      'Puts a backup in place of the SQLite database, once no server or command has it open, keeping the replaced file beside it; respondents removed since the backup are erased again.',
+      'Puts a backup in place of the SQLite database, once no server or command has it open, keeping the replaced file beside it; restores a PostgreSQL archive into a new, empty database (--into). Either way, what was removed after the backup (respondents, campaigns) is removed again.',
     example: 'restore --from ./backups/hadir-2026-11-25.sqlite',
-    usage: 'restore --from FILE',
-    options: { from: { type: 'string' } },
+    usage: 'restore --from FILE [--into postgres://…/NEW_DATABASE]',
+    options: { from: { type: 'string' }, into: { type: 'string' } },
     async run(context) {
       const backup = resolve(required(context, 'from'));
       const location = storedDatabase(context);
-      if (location.engine === 'postgres') {
-        throw new DomainError(
-          'invalid',
-          'a PostgreSQL backup is restored with pg_restore, into a database of its own: see docs/operating.md, "Backups"',
+      if (location.engine === 'postgres') return restoreIntoPostgres(context, backup);
+      if (context.values.into !== undefined) {
+        throw new UsageError(
+          '--into is for PostgreSQL: a SQLite backup is restored in place of DATABASE_URL',
         );
       }
       const restored = restoreSqlite(backup, location.path, new Date(context.clock.now()));
-      const removed = restored.replacedKeptAt ? removedIn(restored.replacedKeptAt) : [];
+      const removed = restored.replacedKeptAt
+        ? await removedInFile(restored.replacedKeptAt)
+        : { respondents: [], campaigns: [] };
       // Migrated on the way, so a backup of an older version serves at once.
-      const erasedAgain = await withStore(context, (store) =>
+      const carried = await withStore(context, (store) =>
         carryRemovalsForward(store, context.clock, removed),
       );
       const now = checkBackup(location.path);
       return {
-        json: { ...now, replacedKeptAt: restored.replacedKeptAt, erasedAgain },
+        json: {
+          ...now,
+          replacedKeptAt: restored.replacedKeptAt,
+          erasedAgain: carried.respondents,
+          campaignsDeletedAgain: carried.campaigns,
+        },
         text: [
           `Restored ${backup} into ${location.path}: ${contents(now)}.`,
-          erasedAgain > 0
-            ? `${counted(erasedAgain, 'respondent')} removed after the backup was made ${erasedAgain === 1 ? 'was' : 'were'} erased again.`
-            : '',
+          carriedLine(carried),
           restored.replacedKeptAt
             ? `The database it replaced is kept at ${restored.replacedKeptAt}; delete it once you no longer need it (it holds personal data).`
             : '',
@@ -99,3 +114,122 @@ export const BACKUP_COMMANDS: Record<string, Command> = {
     },
   },
 };
+
+/** What a restore removed again, in a sentence (nothing when it removed nothing). */
+function carriedLine(carried: Carried): string {
+  const parts = [
+    carried.respondents > 0 ? counted(carried.respondents, 'respondent') : '',
+    carried.campaigns > 0 ? counted(carried.campaigns, 'campaign') : '',
+  ].filter((part) => part !== '');
+  if (parts.length === 0) return '';
+  const many = carried.respondents + carried.campaigns > 1;
+  return `${parts.join(' and ')} removed after the backup was made ${many ? 'were' : 'was'} removed again.`;
+}
+
+/**
+ * A PostgreSQL archive goes into a new, empty database (--into), never over the one in use;
+ * what the database in use removed after the backup is removed there again. When the database
+ * in use is gone (the reason to restore, at times), there is nothing to carry, and it says so.
+ */
+async function restoreIntoPostgres(context: Context, backup: string) {
+  const into = required(context, 'into');
+  const target = parseDatabaseUrl(into);
+  if (target.engine !== 'postgres') {
+    throw new UsageError('--into takes the postgres:// address of a new, empty database');
+  }
+  if (sameDatabase(into, context.config.databaseUrl)) {
+    throw new UsageError(
+      '--into names the database DATABASE_URL names: restore into a new, empty one, then point DATABASE_URL at it',
+    );
+  }
+  if (!existsSync(backup)) throw new DomainError('not_found', `${backup} does not exist`);
+  const removed = await removedInCurrent(context);
+  await restorePostgres(backup, into, context.io.env);
+  const { carried, counts } = await withStore(
+    context,
+    async (store) => ({
+      carried: removed
+        ? await carryRemovalsForward(store, context.clock, removed)
+        : { respondents: 0, campaigns: 0 },
+      counts: await countContents(store),
+    }),
+    into,
+  );
+  return {
+    json: {
+      engine: 'postgres',
+      into: redacted(into),
+      ...counts,
+      erasedAgain: carried.respondents,
+      campaignsDeletedAgain: carried.campaigns,
+      currentDatabaseFound: removed !== undefined,
+    },
+    text: [
+      `Restored ${backup} into ${redacted(into)}: ${contents(counts)}.`,
+      carriedLine(carried),
+      removed
+        ? ''
+        : 'The database DATABASE_URL names does not exist, so nothing removed after the backup could be removed again: erase them again by hand if you know of any.',
+      'Point DATABASE_URL at it and start the service.',
+    ]
+      .filter((line) => line !== '')
+      .join('\n'),
+  };
+}
+
+/** What the database in use removed; undefined when that database does not exist at all. */
+async function removedInCurrent(context: Context): Promise<Removed | undefined> {
+  try {
+    return await withStore(context, (store) => readRemoved(store.db));
+  } catch (error) {
+    if (isMissingDatabase(error)) return undefined;
+    throw error;
+  }
+}
+
+/** PostgreSQL's "database does not exist" (3D000), however deep it is wrapped. */
+function isMissingDatabase(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if ((cause as { code?: unknown }).code === '3D000') return true;
+  }
+  return false;
+}
+
+function sameDatabase(a: string, b: string): boolean {
+  const key = (url: string) => {
+    const parsed = new URL(url);
+    return `${parsed.hostname}:${parsed.port || '5432'}/${decodeURIComponent(parsed.pathname)}`;
+  };
+  return key(a) === key(b);
+}
+
+/** A postgres:// address without its password, fit to print. */
+function redacted(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}
+
+async function countContents(store: Store) {
+  const count = async (table: 'respondents' | 'removals' | 'accounts' | 'api_keys') =>
+    Number(
+      (
+        await store.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const campaigns = await store.db
+    .selectFrom('campaigns')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return {
+    campaigns: Number(campaigns.n),
+    respondents: await count('respondents'),
+    removals: await count('removals'),
+    accounts: await count('accounts'),
+    keys: await count('api_keys'),
+  };
+}
