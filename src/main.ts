@@ -126,6 +126,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         onOutcome: (outcome) => metrics.notificationDeliveries.inc({ outcome }),
         onError: (error) =>
           logger.error({ err: error }, 'notification delivery failed; it is retried'),
+        onWarning: (message, context) => logger.warn(context, message),
       })
     : undefined;
   metrics.watchNotificationQueue(

@@ -361,3 +361,18 @@ export async function queueState(
     oldestDueAt: oldest !== null && oldest <= now ? oldest : null,
   };
 }
+
+/** When the newest test event for an endpoint was queued, if ever (within the log's 30 days). */
+export async function lastTestEventAt(
+  db: Kysely<Database>,
+  endpointId: string,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
+    .select((eb) => eb.fn.max('d.created_at').as('last'))
+    .where('d.endpoint_id', '=', endpointId)
+    .where('e.type', '=', 'webhook.test')
+    .executeTakeFirst();
+  return row?.last === null || row?.last === undefined ? undefined : Number(row.last);
+}

@@ -34,7 +34,13 @@ export interface DeliveryWorkerOptions {
   mailer?: Mailer;
   onOutcome?: (outcome: DeliveryOutcome) => void;
   onError?: (error: unknown) => void;
+  /** Tells the operator of an endpoint whose secret cannot be opened (once per endpoint). */
+  onWarning?: (message: string, context: { endpointId: string }) => void;
 }
+
+/** Why a delivery failed when its endpoint's secret cannot be opened with this server's key. */
+export const SECRET_UNREADABLE =
+  "the endpoint's signing secret cannot be opened with this server's KEY_SEAL_SECRET (changed, or the database restored on another server?): rotate the endpoint's secret";
 
 export type DeliveryOutcome = 'delivered' | 'failed' | 'retrying' | 'skipped' | 'refused';
 
@@ -65,6 +71,8 @@ export class DeliveryWorker {
   private readonly leaseMs: number;
   /** When this worker last recorded each endpoint's success (see noteSuccess). */
   private readonly successNoted = new Map<string, number>();
+  /** Endpoints whose unreadable secret the operator was told of. */
+  private readonly toldUnreadable = new Set<string>();
   private readonly settlements: SettleBatch;
 
   constructor(private readonly options: DeliveryWorkerOptions) {
@@ -227,7 +235,11 @@ export class DeliveryWorker {
       this.options.onOutcome?.('skipped');
       return;
     }
-    const outcome = await this.post(delivery, secrets());
+    const opened = this.openedOrNot(delivery, secrets);
+    const outcome: SendOutcome =
+      opened === undefined
+        ? { kind: 'failed', status: null, error: SECRET_UNREADABLE, durationMs: 0 }
+        : await this.post(delivery, opened);
     release();
     const at = clock.now();
     const attempt = {
@@ -268,6 +280,30 @@ export class DeliveryWorker {
     if (delivery.failingSince === null && last !== undefined && at - last < SUCCESS_NOTE_MS) return;
     this.successNoted.set(delivery.endpointId, at);
     await noteEndpointSuccess(this.options.store.db, delivery.endpointId, at);
+  }
+
+  /**
+   * The endpoint's secrets, or undefined when they cannot be opened: the attempt then fails on
+   * the usual schedule, saying why, and the operator is told once.
+   */
+  private openedOrNot(
+    delivery: DeliveryToSend,
+    secrets: () => readonly string[],
+  ): readonly string[] | undefined {
+    try {
+      return secrets();
+    } catch {
+      if (!this.toldUnreadable.has(delivery.endpointId)) {
+        this.toldUnreadable.add(delivery.endpointId);
+        this.options.onWarning?.(
+          `notification endpoint ${delivery.endpointId}: ${SECRET_UNREADABLE}`,
+          {
+            endpointId: delivery.endpointId,
+          },
+        );
+      }
+      return undefined;
+    }
   }
 
   /** The endpoint's signing secrets: the current one, and the previous while it still signs. */

@@ -5,6 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
 import type { Store } from '../db/store.ts';
 import { DomainError } from '../errors.ts';
+import { lastTestEventAt } from './deliveries.repository.ts';
 import { EVENT_TYPES, type EventType, isEventType } from './events.ts';
 import { recordEvents } from './outbox.repository.ts';
 import { newWebhookSecret, sealSecret } from './signing.ts';
@@ -285,11 +286,28 @@ export async function rotateSecret(
   return { secret, previousSecretUntil: new Date(until).toISOString() };
 }
 
+/** One test event per endpoint in this long: enough to try a receiver, too few to flood it. */
+export const TEST_EVENT_INTERVAL_MS = 10_000;
+
+/** A test event asked for too soon after the last one (see TEST_EVENT_INTERVAL_MS). */
+export class TestEventTooSoon extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(
+      'conflict',
+      `a test event was sent to this endpoint less than ${TEST_EVENT_INTERVAL_MS / 1000} s ago; send another in ${retryAfterSeconds} s`,
+    );
+    this.name = 'TestEventTooSoon';
+  }
+}
+
 /** Queues a `webhook.test` for one endpoint; returns its message id. */
 export async function sendTestEvent(settings: EndpointSettings, id: string): Promise<string> {
   const { store, clock } = settings;
   await requireEndpoint(settings, id);
   return store.db.transaction().execute(async (trx) => {
+    const last = await lastTestEventAt(trx, id);
+    const wait = last === undefined ? 0 : last + TEST_EVENT_INTERVAL_MS - clock.now();
+    if (wait > 0) throw new TestEventTooSoon(Math.ceil(wait / 1000));
     await recordEvents(
       trx,
       [{ type: 'webhook.test', endpointId: id, data: { endpointId: id } }],

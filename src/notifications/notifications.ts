@@ -1,11 +1,15 @@
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import { DeliveryWorker, type DeliveryWorkerOptions } from './delivery-worker.ts';
+import {
+  DEFAULT_CONCURRENCY,
+  DeliveryWorker,
+  type DeliveryWorkerOptions,
+} from './delivery-worker.ts';
 import { noticeExpiringKeys, purgeDeliveryLog } from './housekeeping.ts';
 import { webhookSealKey } from './signing.ts';
 import { deliveryWakeUps } from './wake-ups.ts';
-import type { SenderOptions } from './webhook-sender.ts';
+import { notificationAgents, type SenderOptions } from './webhook-sender.ts';
 
 /** How often a worker looks at the outbox without being woken: on SQLite, and on PostgreSQL. */
 const POLL_MS = 50;
@@ -19,6 +23,7 @@ export interface NotificationSettings {
   sender: SenderOptions;
   onOutcome?: DeliveryWorkerOptions['onOutcome'];
   onError: (error: unknown) => void;
+  onWarning?: DeliveryWorkerOptions['onWarning'];
   /** How often expiry notices and the delivery log's end are looked after. */
   housekeepingIntervalMs?: number;
 }
@@ -34,14 +39,18 @@ export function startNotifications(settings: NotificationSettings): {
   // Woken by each commit on PostgreSQL, a worker looks at the outbox only now and then besides
   // (retries come due, leases end); on SQLite, where imports run in another process, often.
   const woken = settings.store.engine === 'postgres';
+  // Connections are bounded: one per request in flight, and a few kept idle.
+  const agents =
+    settings.sender.agents ?? notificationAgents(DEFAULT_CONCURRENCY, settings.sender.timeoutMs);
   const worker = new DeliveryWorker({
     store: settings.store,
     clock: settings.clock,
     sealKey: webhookSealKey(settings.keySealKey),
-    sender: settings.sender,
+    sender: { ...settings.sender, agents },
     mailer: settings.mailer,
     pollIntervalMs: woken ? WOKEN_POLL_MS : POLL_MS,
     ...(settings.onOutcome ? { onOutcome: settings.onOutcome } : {}),
+    ...(settings.onWarning ? { onWarning: settings.onWarning } : {}),
     onError: settings.onError,
   });
   worker.start();
@@ -67,6 +76,10 @@ export function startNotifications(settings: NotificationSettings): {
       clearInterval(every);
       await wakeUps?.stop();
       await worker.stop();
+      if (!settings.sender.agents) {
+        agents.http.destroy();
+        agents.https.destroy();
+      }
     },
   };
 }

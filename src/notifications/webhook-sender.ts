@@ -15,7 +15,7 @@ export interface SenderOptions {
   resolve: Resolver;
   /** WEBHOOKS_ALLOW_PRIVATE_NETWORKS: development and tests only; also allows `http://`. */
   allowPrivateNetworks: boolean;
-  /** A 2xx must arrive within this. */
+  /** The whole attempt, lookup to the answer's last byte read, fits in this. */
   timeoutMs: number;
   /** Connections go through these (tests count them). */
   agents?: { http: http.Agent; https: https.Agent };
@@ -78,9 +78,29 @@ async function addressFor(
   return addresses[0] as { address: string; family: number };
 }
 
+/** How much of an answer's body is read (and thrown away) before the connection is closed. */
+export const ANSWER_BYTES_READ = 16 * 1024;
+
 /**
- * POSTs one signed notification. A 2xx within the timeout is delivered; anything else (a
- * redirect too: never followed) failed. Nothing is read of the answer but its status.
+ * Connections for notifications: kept alive between deliveries to one receiver, but bounded in
+ * number, and an idle one is closed after the attempt deadline.
+ */
+export function notificationAgents(maxSockets: number, idleMs: number) {
+  const options = {
+    keepAlive: true,
+    maxTotalSockets: maxSockets,
+    maxFreeSockets: 32,
+    timeout: idleMs,
+  };
+  return { http: new http.Agent(options), https: new https.Agent(options) };
+}
+
+/**
+ * POSTs one signed notification. A 2xx is delivered; anything else (a redirect too: never
+ * followed) failed. The whole attempt (lookup, connection, TLS, headers, and at most
+ * ANSWER_BYTES_READ of the answer's body) fits in `timeoutMs`: past that, or past those bytes,
+ * the connection is closed. It resolves once the connection is done with, so a receiver that
+ * holds its answer open holds its own slot, never more.
  */
 export async function postNotification(
   target: string,
@@ -93,9 +113,10 @@ export async function postNotification(
   const url = new URL(target);
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  let pinned: Awaited<ReturnType<typeof addressFor>>;
+  const late = () => `no answer within ${options.timeoutMs / 1000} s`;
+  let pinned: Awaited<ReturnType<typeof addressFor>> | 'late';
   try {
-    pinned = await addressFor(url, options);
+    pinned = await withinDeadline(addressFor(url, options), options.timeoutMs);
   } catch (error) {
     return {
       kind: 'failed',
@@ -103,6 +124,9 @@ export async function postNotification(
       error: `lookup: ${messageOf(error)}`,
       durationMs: elapsed(),
     };
+  }
+  if (pinned === 'late') {
+    return { kind: 'failed', status: null, error: `${late()} (lookup)`, durationMs: elapsed() };
   }
   if ('refused' in pinned) return { kind: 'refused', error: pinned.refused, durationMs: 0 };
   const { address, family } = pinned;
@@ -113,12 +137,14 @@ export async function postNotification(
   const secure = url.protocol === 'https:';
   const request = (secure ? https : http).request;
   return new Promise<SendOutcome>((resolve) => {
-    let settled = false;
-    const settle = (outcome: SendOutcome) => {
-      if (settled) return;
-      settled = true;
+    let outcome: SendOutcome | undefined;
+    let finished = false;
+    // The outcome is known at the status line; the promise resolves when the connection is done.
+    const finish = (fallback?: SendOutcome) => {
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
-      resolve(outcome);
+      resolve(outcome ?? (fallback as SendOutcome));
     };
     const outgoing = request(url, {
       method: 'POST',
@@ -131,37 +157,61 @@ export async function postNotification(
       },
       ...(options.agents ? { agent: secure ? options.agents.https : options.agents.http } : {}),
     });
-    const timer = setTimeout(() => {
-      outgoing.destroy();
-      settle({
-        kind: 'failed',
-        status: null,
-        error: `no answer within ${options.timeoutMs / 1000} s`,
-        durationMs: elapsed(),
-      });
-    }, options.timeoutMs);
+    const timer = setTimeout(
+      () => {
+        outgoing.destroy();
+        finish({ kind: 'failed', status: null, error: late(), durationMs: elapsed() });
+      },
+      Math.max(0, options.timeoutMs - elapsed()),
+    );
     outgoing.on('response', (response) => {
       const status = response.statusCode ?? 0;
-      response.resume();
-      if (status >= 200 && status < 300) {
-        settle({ kind: 'delivered', status, durationMs: elapsed() });
-      } else {
-        settle({
-          kind: 'failed',
-          status,
-          error:
-            status >= 300 && status < 400
-              ? `redirect to elsewhere (not followed)`
-              : `HTTP ${status}`,
-          durationMs: elapsed(),
-        });
-      }
+      outcome =
+        status >= 200 && status < 300
+          ? { kind: 'delivered', status, durationMs: elapsed() }
+          : {
+              kind: 'failed',
+              status,
+              error:
+                status >= 300 && status < 400
+                  ? 'redirect to elsewhere (not followed)'
+                  : `HTTP ${status}`,
+              durationMs: elapsed(),
+            };
+      let read = 0;
+      response.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > ANSWER_BYTES_READ) outgoing.destroy();
+      });
+      response.on('end', () => finish());
+      response.on('close', () => finish());
     });
     outgoing.on('error', (error) =>
-      settle({ kind: 'failed', status: null, error: messageOf(error), durationMs: elapsed() }),
+      finish({ kind: 'failed', status: null, error: messageOf(error), durationMs: elapsed() }),
+    );
+    outgoing.on('close', () =>
+      finish({
+        kind: 'failed',
+        status: null,
+        error: 'the connection closed',
+        durationMs: elapsed(),
+      }),
     );
     outgoing.end(body);
   });
+}
+
+/** The promise's value, or 'late' once `ms` have passed. */
+async function withinDeadline<T>(promise: Promise<T>, ms: number): Promise<T | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function messageOf(error: unknown): string {

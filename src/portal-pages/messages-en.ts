@@ -293,6 +293,8 @@ export const en = {
         `Too many codes were e-mailed to this account. Use the newest code you received, or try again in ${wait}.`,
       reset_codes: (wait: string) =>
         `Too many wrong codes for this address. Use the link in the e-mail, or try again in ${wait}.`,
+      test_events: (wait: string) =>
+        `A test event was just sent to this endpoint. Send another in ${wait}.`,
     } as Record<ThrottleReason, (wait: string) => string>,
     badFormTitle: 'This request cannot be read',
     bad_form: (problem: FormProblem) => {

@@ -287,6 +287,8 @@ export const id: Messages = {
         `Terlalu banyak kode dikirim ke akun ini. Gunakan kode terbaru yang Anda terima, atau coba lagi dalam ${wait}.`,
       reset_codes: (wait) =>
         `Terlalu banyak kode salah untuk alamat ini. Gunakan tautan di e-mail, atau coba lagi dalam ${wait}.`,
+      test_events: (wait) =>
+        `Peristiwa uji baru saja dikirim ke endpoint ini. Kirim lagi dalam ${wait}.`,
     },
     badFormTitle: 'Permintaan ini tidak dapat dibaca',
     bad_form: (problem) => {

@@ -11,10 +11,16 @@ import {
   removeEndpoint,
   rotateSecret,
   sendTestEvent,
+  TestEventTooSoon,
 } from '../notifications/endpoints.service.ts';
 import { webhookSealKey } from '../notifications/signing.ts';
 import { urlProblem } from '../notifications/webhook-sender.ts';
-import type { Audit, ClientContext, PortalDeps } from './portal-context.ts';
+import {
+  type Audit,
+  type ClientContext,
+  type PortalDeps,
+  RateLimitedError,
+} from './portal-context.ts';
 import type { SessionPrincipal } from './sessions.ts';
 import { requireStepUp } from './step-up.ts';
 
@@ -73,6 +79,13 @@ export function createHolderWebhooks(deps: PortalDeps, audit: Audit) {
     } catch (error) {
       if (error instanceof DomainError) {
         if (error instanceof EndpointUrlRefused) throw new EndpointUrlError(error.message);
+        if (error instanceof TestEventTooSoon) {
+          throw new RateLimitedError(
+            'test_events',
+            'a test event was just sent to this endpoint',
+            error.retryAfterSeconds * 1000,
+          );
+        }
         throw new ApiError(error.kind === 'not_found' ? 'not_found' : 'conflict', error.message);
       }
       throw error;

@@ -41,7 +41,7 @@ export const iso = (ms: number) => new Date(ms).toISOString();
  * client's network, wrong passwords for an address from that network, code mails to an account,
  * or wrong reset codes for an address.
  */
-export type ThrottleReason = 'network' | 'password' | 'code_mails' | 'reset_codes';
+export type ThrottleReason = 'network' | 'password' | 'code_mails' | 'reset_codes' | 'test_events';
 
 /** 429 with the seconds to wait, in the header and in words, and the reason it was refused. */
 export class RateLimitedError extends ApiError {

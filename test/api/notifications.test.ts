@@ -5,7 +5,7 @@ import { importDocument } from '../../src/import/import.service.ts';
 import { replaceKeyScope, revokeKey } from '../../src/keys/keys.service.ts';
 import type { Mailer, MailMessage } from '../../src/mail/mailer.ts';
 import { settleDeliveries } from '../../src/notifications/deliveries.repository.ts';
-import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts';
+import { DeliveryWorker, SECRET_UNREADABLE } from '../../src/notifications/delivery-worker.ts';
 import {
   addEndpoint,
   type EndpointSettings,
@@ -15,6 +15,8 @@ import {
   removeEndpoint,
   rotateSecret,
   sendTestEvent,
+  TEST_EVENT_INTERVAL_MS,
+  TestEventTooSoon,
 } from '../../src/notifications/endpoints.service.ts';
 import { noticeExpiringKeys } from '../../src/notifications/housekeeping.ts';
 import { recordEvents } from '../../src/notifications/outbox.repository.ts';
@@ -92,6 +94,25 @@ async function setUp(engine: (typeof ENGINES)[number]) {
 
 type World = Awaited<ReturnType<typeof setUp>>;
 
+/** Queues a webhook.test as the outbox takes it, without the holder's once-per-interval limit. */
+async function queueTestEvent(w: World, endpointId: string): Promise<string> {
+  return w.store.db.transaction().execute(async (trx) => {
+    await recordEvents(
+      trx,
+      [{ type: 'webhook.test', endpointId, data: { endpointId } }],
+      w.clock.now(),
+    );
+    const row = await trx
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('endpoint_id', '=', endpointId)
+      .orderBy('created_at', 'desc')
+      .orderBy('event_id', 'desc')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  });
+}
+
 async function deliveriesOf(store: Store) {
   return store.db.selectFrom('webhook_deliveries').selectAll().orderBy('created_at').execute();
 }
@@ -150,7 +171,7 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
   });
 
   it('refuses a signature made with another secret, and one past its 5 minutes', async () => {
-    await sendTestEvent(w.settings, w.endpoint.id);
+    await queueTestEvent(w, w.endpoint.id);
     await w.worker.runOnce();
     const [got] = w.receiver.received;
     if (!got) throw new Error('nothing received');
@@ -169,7 +190,7 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
 
   it('signs with both secrets for a day after a rotation', async () => {
     const rotated = await rotateSecret(w.settings, w.endpoint.id);
-    await sendTestEvent(w.settings, w.endpoint.id);
+    await queueTestEvent(w, w.endpoint.id);
     await w.worker.runOnce();
     const [got] = w.receiver.received;
     if (!got) throw new Error('nothing received');
@@ -294,7 +315,7 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
       if (request.path === '/elsewhere') redirected += 1;
       return { status: 302, headers: { location: '/elsewhere' } };
     };
-    const id = await sendTestEvent(w.settings, w.endpoint.id);
+    const id = await queueTestEvent(w, w.endpoint.id);
     await w.worker.runOnce();
     expect(redirected).toBe(0);
     const [delivery] = (await listDeliveries(w.settings, w.endpoint.id)).filter((d) => d.id === id);
@@ -305,7 +326,7 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
 
   it('retries on the schedule with one message id, then gives up after 10 tries', async () => {
     w.receiver.answer = () => 503;
-    const id = await sendTestEvent(w.settings, w.endpoint.id);
+    const id = await queueTestEvent(w, w.endpoint.id);
     const start = w.clock.now();
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       expect(await w.worker.runOnce()).toBe(1);
@@ -340,10 +361,10 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
 
   it('disables an endpoint failing for 5 days, mails its holder, and resumes on enable', async () => {
     w.receiver.answer = () => 500;
-    await sendTestEvent(w.settings, w.endpoint.id);
+    await queueTestEvent(w, w.endpoint.id);
     await w.worker.runOnce();
     w.clock.advance(5 * DAY);
-    await sendTestEvent(w.settings, w.endpoint.id);
+    await queueTestEvent(w, w.endpoint.id);
     await w.worker.runOnce();
     const endpoint = await w.store.db
       .selectFrom('webhook_endpoints')
@@ -373,7 +394,7 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
 
   it('disables an endpoint at once on 410 Gone', async () => {
     w.receiver.answer = () => 410;
-    await sendTestEvent(w.settings, w.endpoint.id);
+    await queueTestEvent(w, w.endpoint.id);
     await w.worker.runOnce();
     const endpoint = await w.store.db
       .selectFrom('webhook_endpoints')
@@ -402,7 +423,7 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
   });
 
   it('does not let a claim that outlived its lease overwrite a later attempt', async () => {
-    const id = await sendTestEvent(w.settings, w.endpoint.id);
+    const id = await queueTestEvent(w, w.endpoint.id);
     w.receiver.answer = () => 503;
     await w.worker.runOnce();
     // A worker that claimed attempt 1 and comes back after attempt 2 was made elsewhere.
@@ -436,7 +457,7 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
     }
     const endpoints = [w.endpoint, ...others];
     for (const endpoint of endpoints) {
-      for (let n = 0; n < 4; n++) await sendTestEvent(w.settings, endpoint.id);
+      for (let n = 0; n < 4; n++) await queueTestEvent(w, endpoint.id);
     }
     const worker = (concurrency: number) =>
       new DeliveryWorker({
@@ -463,8 +484,66 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
     }
   });
 
-  it('sends nothing once the key is revoked', async () => {
+  it('lets a holder send one test event per endpoint every 10 seconds', async () => {
+    w.clock.advance(TEST_EVENT_INTERVAL_MS);
     await sendTestEvent(w.settings, w.endpoint.id);
+    const again = sendTestEvent(w.settings, w.endpoint.id);
+    await expect(again).rejects.toBeInstanceOf(TestEventTooSoon);
+    await expect(again).rejects.toThrow('send another in 10 s');
+    w.clock.advance(TEST_EVENT_INTERVAL_MS - 1_500);
+    await expect(sendTestEvent(w.settings, w.endpoint.id)).rejects.toThrow('send another in 2 s');
+    w.clock.advance(1_500);
+    await sendTestEvent(w.settings, w.endpoint.id);
+    await w.worker.runOnce();
+    expect(w.receiver.received).toHaveLength(2);
+  });
+
+  it('fails, on the schedule and saying why, a delivery whose secret the server cannot open', async () => {
+    const warnings: string[] = [];
+    const errors: unknown[] = [];
+    // As after a restore on a server with another KEY_SEAL_SECRET.
+    const otherServer = new DeliveryWorker({
+      store: w.store,
+      clock: w.clock,
+      sealKey: webhookSealKey(Buffer.alloc(32, 7)),
+      sender: {
+        resolve: () => Promise.reject(new Error('tests resolve no names')),
+        allowPrivateNetworks: true,
+        timeoutMs: 2_000,
+      },
+      random: () => 0.5,
+      onWarning: (message) => warnings.push(message),
+      onError: (error) => errors.push(error),
+    });
+    const id = await queueTestEvent(w, w.endpoint.id);
+    const row = () =>
+      w.store.db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      expect(await otherServer.runOnce()).toBe(1);
+      const now = await row();
+      expect({ attempts: Number(now.attempts), state: now.state, error: now.last_error }).toEqual({
+        attempts: attempt,
+        state: 'pending',
+        error: SECRET_UNREADABLE,
+      });
+      expect(Number(now.next_attempt_at) - w.clock.now()).toBe(RETRY_DELAYS_MS[attempt - 1]);
+      expect(await otherServer.runOnce()).toBe(0);
+      w.clock.advance(RETRY_DELAYS_MS[attempt - 1] as number);
+    }
+    expect(w.receiver.received).toEqual([]);
+    expect(warnings).toEqual([`notification endpoint ${w.endpoint.id}: ${SECRET_UNREADABLE}`]);
+    expect(errors).toEqual([]);
+    // The right server sends it at its next try.
+    await w.worker.runOnce();
+    expect(w.receiver.received.map((got) => got.headers['webhook-id'])).toEqual([id]);
+  });
+
+  it('sends nothing once the key is revoked', async () => {
+    await queueTestEvent(w, w.endpoint.id);
     await revokeKey(w.store, w.clock, w.key.id);
     await w.worker.runOnce();
     expect(w.receiver.received).toHaveLength(0);
@@ -490,7 +569,7 @@ describe('two serving processes on one PostgreSQL', () => {
             concurrency: 8,
           }),
       );
-      for (let n = 0; n < 60; n++) await sendTestEvent(w.settings, w.endpoint.id);
+      for (let n = 0; n < 60; n++) await queueTestEvent(w, w.endpoint.id);
       w.receiver.answer = () => 204;
       for (let round = 0; round < 20; round++) {
         const started = await Promise.all(workers.map((worker) => worker.runOnce()));
@@ -523,7 +602,7 @@ describe('wake-ups on PostgreSQL', () => {
       await wakeUps?.ready;
       // Once as it starts to listen: what was committed before is not missed.
       await until(() => wakes === 1, 'the first wake-up');
-      await sendTestEvent(w.settings, w.endpoint.id);
+      await queueTestEvent(w, w.endpoint.id);
       await until(() => wakes === 2, 'the wake-up of a commit');
       await w.store.db
         .transaction()
@@ -543,7 +622,7 @@ describe('wake-ups on PostgreSQL', () => {
           throw new Error('rolled back');
         })
         .catch(() => {});
-      await sendTestEvent(w.settings, w.endpoint.id);
+      await queueTestEvent(w, w.endpoint.id);
       // Notifications come in commit order: had the rollback sent one, it would be counted too.
       await until(() => wakes >= 3, 'the wake-up of the next commit');
       expect(wakes).toBe(3);

@@ -130,6 +130,37 @@ describe.each(ENGINES)('notification endpoints on the portal pages, on %s', (eng
     expect(await t.store.db.selectFrom('webhook_deliveries').selectAll().execute()).toHaveLength(0);
   });
 
+  it('sends one test event per endpoint every 10 seconds, and says when the next may go', async () => {
+    const a = await holder(`webhooks-test-${engine}`);
+    const { endpoint } = await addEndpoint(
+      {
+        store: t.store,
+        clock: t.clock,
+        sealKey: webhookSealKey(TEST_SECRETS.keySealKey),
+        allowPrivateNetworks: false,
+        actor: 'operator',
+      },
+      { keyId: a.keyId, url: 'https://tester.example/in' },
+    );
+    const test = () =>
+      a.browser.post(`${PORTAL}/keys/${a.keyId}/webhooks/${endpoint.id}/test`, {
+        _csrf: a.csrf,
+      });
+    expect((await test()).status).toBe(303);
+    const soon = await test();
+    expect(soon.status).toBe(429);
+    expect(soon.headers['retry-after']).toBe('10');
+    expect(soon.body).toContain('A test event was just sent to this endpoint');
+    t.clock.advance(10_000);
+    expect((await test()).status).toBe(303);
+    const queued = await t.store.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('endpoint_id', '=', endpoint.id)
+      .execute();
+    expect(queued).toHaveLength(2);
+  });
+
   it('refuses an address notifications may not reach, at its field, before any code', async () => {
     const a = await holder(`webhooks-refused-${engine}`);
     const mails = smtp.messages.length;
