@@ -96,6 +96,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       sessionAbsoluteMs: config.sessionAbsoluteHours * 3_600_000,
       addressAttemptsPerMinute: ADDRESS_ATTEMPTS_PER_MINUTE,
       webhooksAllowPrivateNetworks: config.webhooksAllowPrivateNetworks,
+      resolveWebhookHost: systemResolver,
     },
   });
   const address = await app.listen({ host: config.host, port: config.port });

@@ -3,7 +3,8 @@ import { BlockList, isIP } from 'node:net';
 /**
  * Addresses a notification must never reach: loopback, private, link-local (cloud metadata
  * services live there), carrier-grade NAT, multicast, unspecified, reserved and documentation
- * ranges. IPv6 forms that carry an IPv4 address (mapped, NAT64, 6to4) are judged by it.
+ * ranges. IPv6 forms that carry an IPv4 address (mapped, translated, NAT64, 6to4) are judged
+ * by it.
  */
 const REFUSED = new BlockList();
 for (const [network, prefix] of [
@@ -39,7 +40,7 @@ for (const [network, prefix] of [
   REFUSED.addSubnet(network, prefix, 'ipv6');
 }
 
-/** The IPv4 address an IPv6 one carries (mapped, compatible, NAT64, 6to4), if any. */
+/** The IPv4 address an IPv6 one carries (mapped, compatible, translated, NAT64, 6to4), if any. */
 function embeddedIpv4(address: string): string | undefined {
   const groups = expandIpv6(address);
   if (!groups) return undefined;
@@ -47,6 +48,10 @@ function embeddedIpv4(address: string): string | undefined {
   const zeros = (from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
   // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible, deprecated).
   if (zeros(0, 5) && (groups[5] === 0xffff || groups[5] === 0)) {
+    return v4(groups[6] as number, groups[7] as number);
+  }
+  // ::ffff:0:a.b.c.d (translated, SIIT).
+  if (zeros(0, 4) && groups[4] === 0xffff && groups[5] === 0) {
     return v4(groups[6] as number, groups[7] as number);
   }
   // 64:ff9b::a.b.c.d and 64:ff9b:1::/48 (NAT64).

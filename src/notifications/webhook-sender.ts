@@ -45,11 +45,35 @@ export function urlProblem(text: string, allowPrivateNetworks: boolean): string 
   if (url.hash) return 'must not have a #fragment';
   if (text.length > 2_000) return 'must be at most 2,000 characters';
   const host = hostOf(url);
-  if (isIP(host) && !allowPrivateNetworks) {
+  if (allowPrivateNetworks) return undefined;
+  if (isIP(host)) {
     const refused = refusedAddress(host);
     if (refused) return `names ${refused}`;
   }
+  // RFC 6761: localhost and every name under it are this machine, whatever a resolver says.
+  // (The URL parser has already mapped look-alikes such as full-width letters to these.)
+  const name = host.replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return `names ${host}, this machine`;
   return undefined;
+}
+
+/**
+ * Why a URL may not receive notifications, judged as delivery judges it: urlProblem, then every
+ * address its host resolves to. A host that cannot be resolved now is not refused: delivery
+ * looks it up again at each attempt.
+ */
+export async function endpointUrlProblem(
+  text: string,
+  options: Pick<SenderOptions, 'resolve' | 'allowPrivateNetworks' | 'timeoutMs'>,
+): Promise<string | undefined> {
+  const problem = urlProblem(text, options.allowPrivateNetworks);
+  if (problem || options.allowPrivateNetworks) return problem;
+  try {
+    const judged = await withinDeadline(addressFor(new URL(text), options), options.timeoutMs);
+    return judged !== 'late' && 'refused' in judged ? `names ${judged.refused}` : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function hostOf(url: URL): string {
@@ -63,7 +87,7 @@ function hostOf(url: URL): string {
  */
 async function addressFor(
   url: URL,
-  options: SenderOptions,
+  options: Pick<SenderOptions, 'resolve' | 'allowPrivateNetworks'>,
 ): Promise<{ address: string; family: number } | { refused: string }> {
   const host = hostOf(url);
   const family = isIP(host);
@@ -72,7 +96,8 @@ async function addressFor(
   if (!options.allowPrivateNetworks) {
     for (const { address } of addresses) {
       const refused = refusedAddress(address);
-      if (refused) return { refused: family ? refused : `${host} resolves to ${refused}` };
+      if (refused)
+        return { refused: family ? refused : `${host} resolves to ${address}, and ${refused}` };
     }
   }
   return addresses[0] as { address: string; family: number };

@@ -103,6 +103,17 @@ export function registerAccountRoutes(pages: FastifyInstance, kit: PageKit): voi
     action: KeyAction,
     perform: (principal: SessionPrincipal) => Promise<FastifyReply>,
   ) {
+    // A code is mailed only for one of the holder's keys that the action can be taken on.
+    const key = await keyOf(request, reply, principal);
+    if (!key) return reply;
+    if (action.kind === 'reveal' && !key.revealable) {
+      return showKey(
+        request,
+        reply,
+        principal,
+        new ApiError('not_revealable', `key ${key.id} cannot be revealed`),
+      );
+    }
     const typed = formOf(request).code;
     const context = kit.context(request, reply, keyPath(action.keyId), principal);
     const client = clientOf(request);

@@ -14,7 +14,7 @@ import {
   TestEventTooSoon,
 } from '../notifications/endpoints.service.ts';
 import { webhookSealKey } from '../notifications/signing.ts';
-import { urlProblem } from '../notifications/webhook-sender.ts';
+import { endpointUrlProblem, urlProblem } from '../notifications/webhook-sender.ts';
 import {
   type Audit,
   type ClientContext,
@@ -23,6 +23,9 @@ import {
 } from './portal-context.ts';
 import type { SessionPrincipal } from './sessions.ts';
 import { requireStepUp } from './step-up.ts';
+
+/** How long the add form waits for an endpoint's host to resolve before leaving it to delivery. */
+const LOOKUP_MS = 5_000;
 
 /** A URL the service will not send notifications to, said as the holder can act on it. */
 export class EndpointUrlError extends ApiError {
@@ -98,10 +101,17 @@ export function createHolderWebhooks(deps: PortalDeps, audit: Audit) {
       return listEndpoints({ store }, keyId);
     },
 
-    /** Refuses a URL notifications may not go to, before any step-up is asked for it. */
+    /**
+     * Refuses a URL notifications may not go to, judged as delivery judges it (resolved
+     * addresses included), before any step-up is asked for it.
+     */
     async checkUrl(principal: SessionPrincipal, keyId: string, url: string): Promise<void> {
       await ownKey(principal, keyId);
-      const problem = urlProblem(url, deps.settings.webhooksAllowPrivateNetworks ?? false);
+      const allowPrivateNetworks = deps.settings.webhooksAllowPrivateNetworks ?? false;
+      const resolve = deps.settings.resolveWebhookHost;
+      const problem = resolve
+        ? await endpointUrlProblem(url, { resolve, allowPrivateNetworks, timeoutMs: LOOKUP_MS })
+        : urlProblem(url, allowPrivateNetworks);
       if (problem) throw new EndpointUrlError(`the URL ${problem}`);
     },
 

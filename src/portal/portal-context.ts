@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../db/connect.ts';
 import { ApiError } from '../errors.ts';
 import type { Mailer } from '../mail/mailer.ts';
+import type { Resolver } from '../notifications/webhook-sender.ts';
 import type { ServerSecrets } from '../secrets.ts';
 
 export interface PortalSettings {
@@ -17,6 +18,11 @@ export interface PortalSettings {
   addressAttemptsPerMinute: number;
   /** WEBHOOKS_ALLOW_PRIVATE_NETWORKS: endpoints may name this machine (development and tests). */
   webhooksAllowPrivateNetworks?: boolean;
+  /**
+   * Resolves an endpoint's host when a holder adds it, so the form refuses what delivery would
+   * (the system's resolver in a server; tests inject theirs). Without it, only the URL is judged.
+   */
+  resolveWebhookHost?: Resolver;
 }
 
 /** What every part of the portal works with. */

@@ -3,6 +3,7 @@ import { createAccount } from '../../src/accounts/accounts.service.ts';
 import { issueKey } from '../../src/keys/keys.service.ts';
 import { addEndpoint } from '../../src/notifications/endpoints.service.ts';
 import { webhookSealKey } from '../../src/notifications/signing.ts';
+import type { Resolver } from '../../src/notifications/webhook-sender.ts';
 import { TEST_SECRETS, type TestApp } from '../helpers/app.ts';
 import { seedWeddingCampaign } from '../helpers/factories.ts';
 import { pageBrowser } from '../helpers/page-browser.ts';
@@ -11,6 +12,19 @@ import { startMailingApp, type TestSmtpServer } from '../helpers/smtp.ts';
 import { ENGINES } from '../helpers/stores.ts';
 
 const PORTAL = '/developer/portal';
+
+/** The names these tests know; any other is not found. No test asks a real resolver. */
+const HOSTS: Record<string, string> = {
+  'hooks.partner-a.example': '93.184.215.14',
+  'intern.partner.example': '10.0.0.5',
+  'metadata.partner.example': '169.254.169.254',
+};
+const RESOLVE: Resolver = async (host) => {
+  const address = HOSTS[host];
+  if (!address)
+    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+  return [{ address, family: 4 }];
+};
 const URL_A = 'https://hooks.partner-a.example/in';
 
 describe.each(ENGINES)('notification endpoints on the portal pages, on %s', (engine) => {
@@ -19,7 +33,7 @@ describe.each(ENGINES)('notification endpoints on the portal pages, on %s', (eng
   let close: () => Promise<void>;
 
   beforeAll(async () => {
-    ({ t, smtp, close } = await startMailingApp(engine));
+    ({ t, smtp, close } = await startMailingApp(engine, { resolveWebhookHost: RESOLVE }));
     await seedWeddingCampaign(t.store, t.clock);
   });
   afterAll(() => close());
@@ -161,6 +175,25 @@ describe.each(ENGINES)('notification endpoints on the portal pages, on %s', (eng
     expect(queued).toHaveLength(2);
   });
 
+  it('mails no step-up code for a key that does not exist, or is not the holder’s', async () => {
+    const a = await holder(`webhooks-reveal-${engine}`);
+    const other = await holder(`webhooks-reveal-other-${engine}`);
+    const mails = smtp.messages.length;
+    for (const keyId of ['no-such-key', other.keyId]) {
+      for (const action of ['reveal', 'rotate']) {
+        const answer = await a.browser.post(`${PORTAL}/keys/${keyId}/${action}`, {
+          _csrf: a.csrf,
+          confirmed: '1',
+        });
+        expect(answer.status, `${action} ${keyId}`).toBe(404);
+      }
+    }
+    // A key of the holder's that was never issued for reveal: said on its page, no code.
+    const own = await a.browser.post(`${PORTAL}/keys/${a.keyId}/reveal`, { _csrf: a.csrf });
+    expect(own.status).toBe(409);
+    expect(smtp.messages.length).toBe(mails);
+  });
+
   it('refuses an address notifications may not reach, at its field, before any code', async () => {
     const a = await holder(`webhooks-refused-${engine}`);
     const mails = smtp.messages.length;
@@ -168,6 +201,11 @@ describe.each(ENGINES)('notification endpoints on the portal pages, on %s', (eng
       'http://partner.example/in',
       'https://127.0.0.1/in',
       'https://[::ffff:10.0.0.1]/in',
+      'https://[::ffff:0:7f00:1]/in',
+      'https://localhost/in',
+      'https://ｌｏｃａｌｈｏｓｔ/in',
+      'https://intern.partner.example/in',
+      'https://metadata.partner.example/in',
       'not a url',
     ]) {
       const refused = await a.browser.post(`${PORTAL}/keys/${a.keyId}/webhooks`, {

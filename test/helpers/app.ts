@@ -10,6 +10,7 @@ import type { Metrics } from '../../src/http/metrics.ts';
 import type { KeyUsage } from '../../src/keys/key-usage.ts';
 import { createLoggers } from '../../src/logger.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
+import type { Resolver } from '../../src/notifications/webhook-sender.ts';
 import type { ServerSecrets } from '../../src/secrets.ts';
 import type { SpeedupsOff } from '../../src/speedups.ts';
 import { ManualClock } from './clock.ts';
@@ -97,6 +98,8 @@ export async function startTestApp(
     addressAttemptsPerMinute?: number;
     /** Lets the portal add endpoints on 127.0.0.1 (receivers in tests). */
     webhooksAllowPrivateNetworks?: boolean;
+    /** How the portal resolves an endpoint's host as it is added (none: the URL alone). */
+    resolveWebhookHost?: Resolver;
     redis?: Redis;
     metrics?: Metrics;
     responseCacheBytes?: number;
@@ -132,6 +135,7 @@ export async function startTestApp(
       sessionAbsoluteMs: 12 * 3_600_000,
       addressAttemptsPerMinute: options.addressAttemptsPerMinute ?? 100_000,
       webhooksAllowPrivateNetworks: options.webhooksAllowPrivateNetworks ?? false,
+      ...(options.resolveWebhookHost ? { resolveWebhookHost: options.resolveWebhookHost } : {}),
     },
     config: {
       rateLimitPerMinute: options.rateLimitPerMinute ?? 100_000,

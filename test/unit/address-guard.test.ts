@@ -3,6 +3,7 @@ import https from 'node:https';
 import { describe, expect, it } from 'vitest';
 import { refusedAddress } from '../../src/notifications/address-guard.ts';
 import {
+  endpointUrlProblem,
   postNotification,
   type Resolver,
   urlProblem,
@@ -36,6 +37,8 @@ const REFUSED = [
   '::ffff:10.0.0.1',
   '::ffff:169.254.169.254',
   '::127.0.0.1',
+  '::ffff:0:7f00:1', // IPv4-translated 127.0.0.1
+  '::ffff:0:a9fe:a9fe', // IPv4-translated 169.254.169.254
   '64:ff9b::a9fe:a9fe', // NAT64 of 169.254.169.254
   '2002:c0a8:0101::1', // 6to4 of 192.168.1.1
 ];
@@ -60,6 +63,51 @@ describe('the address guard', () => {
     expect(urlProblem('https://[::ffff:127.0.0.1]/hook', false)).toMatch(/not a public address/);
     expect(urlProblem('https://partner.example/hook', false)).toBeUndefined();
     expect(urlProblem('http://127.0.0.1:8787/hook', true)).toBeUndefined();
+    expect(urlProblem('https://[::ffff:0:7f00:1]/', false)).toMatch(/not a public address/);
+  });
+
+  it.each([
+    'https://localhost/in',
+    'https://LOCALHOST./in',
+    'https://api.localhost/in',
+    'https://ｌｏｃａｌｈｏｓｔ/in', // full-width look-alikes, mapped by the URL parser
+    'https://localhost%2e/in',
+  ])('refuses %s, this machine, without asking a resolver', (url) => {
+    expect(urlProblem(url, false)).toMatch(/this machine|not a URL/);
+  });
+
+  it('judges a form’s URL as delivery does: by every address its host resolves to', async () => {
+    const resolving =
+      (table: Record<string, string>): Resolver =>
+      async (host) => {
+        const address = table[host];
+        if (!address) throw Object.assign(new Error(`no ${host}`), { code: 'ENOTFOUND' });
+        return [{ address, family: address.includes(':') ? 6 : 4 }];
+      };
+    const options = (resolve: Resolver) => ({
+      resolve,
+      allowPrivateNetworks: false,
+      timeoutMs: 500,
+    });
+    const table = {
+      'intern.partner.example': '10.1.2.3',
+      'hooks.partner.example': '93.184.215.14',
+    };
+    expect(
+      await endpointUrlProblem('https://intern.partner.example/in', options(resolving(table))),
+    ).toBe(
+      'names intern.partner.example resolves to 10.1.2.3, and 10.1.2.3 is not a public address',
+    );
+    expect(
+      await endpointUrlProblem('https://hooks.partner.example/in', options(resolving(table))),
+    ).toBeUndefined();
+    // A name that does not resolve yet is left to delivery, which looks it up at every try.
+    expect(
+      await endpointUrlProblem('https://new.partner.example/in', options(resolving(table))),
+    ).toBeUndefined();
+    expect(await endpointUrlProblem('https://localhost/in', options(resolving(table)))).toMatch(
+      /this machine/,
+    );
   });
 });
 
