@@ -7,6 +7,7 @@ import {
 } from '../http/response-cache.ts';
 import { toIso } from '../instant.ts';
 import type { AuthenticatedKey } from '../keys/keys.service.ts';
+import { isRecordId } from '../record-ids.ts';
 import { SingleFlight } from '../single-flight.ts';
 import {
   type BreakdownRow,
@@ -151,10 +152,16 @@ export function createCampaignService(
     return { campaign, projection };
   }
 
+  // An id no import could have written (a NUL byte, say, which PostgreSQL cannot even compare)
+  // names no campaign: it is not looked for.
   const readCounts = (campaignId: string) =>
-    campaignCountsReads.run(campaignId, () => findCampaignWithCounts(store, campaignId));
+    isRecordId(campaignId)
+      ? campaignCountsReads.run(campaignId, () => findCampaignWithCounts(store, campaignId))
+      : Promise.resolve(undefined);
   const readCampaign = (campaignId: string) =>
-    campaignReads.run(campaignId, () => findCampaign(store, campaignId));
+    isRecordId(campaignId)
+      ? campaignReads.run(campaignId, () => findCampaign(store, campaignId))
+      : Promise.resolve(undefined);
 
   return {
     readAhead(kind, campaignId) {

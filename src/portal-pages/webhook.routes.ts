@@ -10,6 +10,7 @@ import {
   endpointPath,
   eventField,
   type NotificationsState,
+  REDELIVER_SINCE_HOURS,
   secretPage,
 } from './pages/webhooks.ts';
 
@@ -40,6 +41,12 @@ export interface KeyPageHelpers {
     action: KeyAction,
     perform: (principal: SessionPrincipal) => Promise<FastifyReply>,
   ): Promise<FastifyReply>;
+}
+
+/** One of the form's choices; anything else (a fraction, a huge number, words) is a day. */
+function sinceHoursOf(value: string | undefined): number {
+  const hours = Number(value);
+  return (REDELIVER_SINCE_HOURS as readonly number[]).includes(hours) ? hours : 24;
 }
 
 const paramsOf = (request: FastifyRequest) =>
@@ -168,10 +175,9 @@ export function registerWebhookRoutes(
     if (!principal) return reply;
     const { id: keyId, endpointId } = paramsOf(request);
     const form = formOf(request);
-    const hours = Number(form.sinceHours ?? 24);
     const which = form.delivery
       ? { deliveryId: form.delivery }
-      : { failedSince: kit.clock.now() - (Number.isFinite(hours) ? hours : 24) * HOUR_MS };
+      : { failedSince: kit.clock.now() - sinceHoursOf(form.sinceHours) * HOUR_MS };
     let count: number;
     try {
       count = await portal.webhooks.redeliver(principal, keyId, endpointId, which);

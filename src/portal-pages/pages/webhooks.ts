@@ -5,6 +5,9 @@ import { field, form, submit } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { csrfField, layout, notice, type PageContext } from '../layout.ts';
 
+/** How far back "send again" reaches for failed notifications, in hours: the form's choices. */
+export const REDELIVER_SINCE_HOURS = [1, 24, 168, 720] as const;
+
 export const webhooksPath = (keyPath: string) => `${keyPath}/webhooks`;
 export const endpointPath = (keyPath: string, endpointId: string) =>
   `${webhooksPath(keyPath)}/${encodeURIComponent(endpointId)}`;
@@ -153,7 +156,7 @@ ${form(
   `${path}/redeliver`,
   csrfField(context),
   html`<fieldset><legend>${t.webhooks.redeliverFailed}</legend>
-${[1, 24, 168, 720].map((hours) => html`<div class="field check"><input type="radio" id="since-${hours}" name="sinceHours" value="${hours}"${hours === 24 ? html` checked` : ''}><label for="since-${hours}">${t.webhooks.since[hours]}</label></div>`)}
+${REDELIVER_SINCE_HOURS.map((hours) => html`<div class="field check"><input type="radio" id="since-${hours}" name="sinceHours" value="${hours}"${hours === 24 ? html` checked` : ''}><label for="since-${hours}">${t.webhooks.since[hours]}</label></div>`)}
 </fieldset>
 ${submit(t.webhooks.redeliverFailedSubmit, 'secondary')}`,
 )}
