@@ -8,7 +8,7 @@ import { Mirror, SyncWatcher } from '../../packages/sync/src/index.ts';
 import { importDocument } from '../../src/import/import.service.ts';
 import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts';
 import { addEndpoint } from '../../src/notifications/endpoints.service.ts';
-import { webhookSealKey } from '../../src/notifications/signing.ts';
+import { signatureHeader, webhookSealKey } from '../../src/notifications/signing.ts';
 import { eraseRespondents } from '../../src/removals/erasure.service.ts';
 import { startTestApp, TEST_SECRETS, type TestApp } from '../helpers/app.ts';
 import { ManualClock } from '../helpers/clock.ts';
@@ -28,6 +28,7 @@ describe('hadir-sync watch', () => {
   let watcher: SyncWatcher;
   let mirror: Mirror;
   let worker: DeliveryWorker;
+  let webhookSecret: string;
   let client: HadirClient;
   const lines: string[] = [];
   let syncs = 0;
@@ -74,6 +75,7 @@ describe('hadir-sync watch', () => {
       },
       { mirror, log: (line) => lines.push(line), onSynced: () => (syncs += 1) },
     );
+    webhookSecret = secret;
     const { url } = await watcher.start();
     await t.store.db
       .updateTable('webhook_endpoints')
@@ -131,6 +133,35 @@ describe('hadir-sync watch', () => {
     await worker.runOnce();
     await until(async () => (await mirrored()).length === 1, 'the erasure to reach the mirror');
     expect(await mirrored()).toEqual(await served());
+  });
+
+  it('takes a notification sent again within its 5 minutes once, and answers both', async () => {
+    const address = await t.store.db
+      .selectFrom('webhook_endpoints')
+      .select(['url', 'id'])
+      .executeTakeFirstOrThrow();
+    const at = new Date();
+    const body = JSON.stringify({
+      type: 'webhook.test',
+      timestamp: at.toISOString(),
+      data: { endpointId: address.id },
+    });
+    const send = () =>
+      fetch(address.url, {
+        method: 'POST',
+        headers: {
+          'webhook-id': 'msg_replayed',
+          'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+          'webhook-signature': signatureHeader([webhookSecret], 'msg_replayed', at, body),
+        },
+        body,
+      });
+    expect((await send()).status).toBe(204);
+    expect((await send()).status).toBe(204);
+    expect(lines.filter((line) => line.startsWith('test notification from endpoint'))).toHaveLength(
+      1,
+    );
+    expect(lines).toContain('ignored a notification received before (msg_replayed)');
   });
 
   it('refuses a notification that does not verify', async () => {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { HadirWebhookError, verifyWebhook } from '../../packages/client/src/index.ts';
+import {
+  HadirWebhookError,
+  HadirWebhookReplayError,
+  verifyWebhook,
+  WebhookReplayGuard,
+} from '../../packages/client/src/index.ts';
 import { newWebhookSecret, signatureHeader } from '../../src/notifications/signing.ts';
 
 const body = JSON.stringify({
@@ -68,5 +73,37 @@ describe('verifyWebhook', () => {
     expect(() => verifyWebhook({ secret, headers: unsigned, body })).toThrow(
       'the webhook-signature header is missing',
     );
+  });
+
+  it('knows a replay within the tolerance with a guard, and forgets it once the time has passed', () => {
+    let now = Date.now();
+    const replayGuard = new WebhookReplayGuard({ now: () => now });
+    const headers = signed([secret]);
+    expect(verifyWebhook({ secret, headers, body, replayGuard }).type).toBe('respondents.changed');
+    const replayed = () => verifyWebhook({ secret, headers, body, replayGuard });
+    expect(replayed).toThrow(HadirWebhookReplayError);
+    expect(replayed).toThrow('msg_test was received before');
+    // A forged copy is refused as unverified, not taken for a replay.
+    expect(() => verifyWebhook({ secret, headers, body: `${body} `, replayGuard })).toThrow(
+      /could not be verified/,
+    );
+    // Another message is new.
+    const other = {
+      'webhook-id': 'msg_other',
+      'webhook-timestamp': headers['webhook-timestamp'],
+      'webhook-signature': signatureHeader(
+        [secret],
+        'msg_other',
+        new Date(Number(headers['webhook-timestamp']) * 1000),
+        body,
+      ),
+    };
+    expect(verifyWebhook({ secret, headers: other, body, replayGuard }).type).toBe(
+      'respondents.changed',
+    );
+    // Past the tolerance the timestamp check refuses it anyway, and the guard lets the id go.
+    now += 6 * 60_000;
+    expect(replayGuard.firstSeen('msg_test', Math.floor(now / 1000))).toBe(true);
+    expect(replayGuard.firstSeen('msg_test', Math.floor(now / 1000))).toBe(false);
   });
 });

@@ -23,6 +23,9 @@ export {
   type HadirEvent,
   type HadirEventType,
   HadirWebhookError,
+  HadirWebhookReplayError,
   verifyWebhook,
+  WEBHOOK_TOLERANCE_MS,
   type WebhookHeaders,
+  WebhookReplayGuard,
 } from './webhooks.js';

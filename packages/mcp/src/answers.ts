@@ -9,8 +9,20 @@ export const MAX_ANSWER_CHARS = 40_000;
 /** A long text answer value is cut to this, marked, so one row cannot fill an answer. */
 export const MAX_VALUE_CHARS = 2_000;
 
+const textOf = (value: unknown) => JSON.stringify(value, null, 1);
+
+/**
+ * An answer of the tools. The tools keep their answers within MAX_ANSWER_CHARS by themselves;
+ * should one not, it is refused here rather than sent whole.
+ */
 export function answer(value: unknown): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(value, null, 1) }] };
+  const text = textOf(value);
+  if (text.length > MAX_ANSWER_CHARS) {
+    return failure(
+      `The answer would be ${text.length} characters, more than the ${MAX_ANSWER_CHARS} one answer may hold: ask for less (a smaller limit, or one campaign).`,
+    );
+  }
+  return { content: [{ type: 'text', text }] };
 }
 
 export function failure(text: string): CallToolResult {
@@ -18,7 +30,20 @@ export function failure(text: string): CallToolResult {
 }
 
 export function fits(value: unknown): boolean {
-  return JSON.stringify(value, null, 1).length <= MAX_ANSWER_CHARS;
+  return textOf(value).length <= MAX_ANSWER_CHARS;
+}
+
+/** How many of the first `count` items fit (at least 1 when there is any), by halving. */
+export function fittingCount(count: number, body: (shown: number) => unknown): number {
+  let low = Math.min(1, count);
+  let high = count;
+  if (fits(body(high))) return high;
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (fits(body(middle))) low = middle;
+    else high = middle;
+  }
+  return low;
 }
 
 /**
@@ -41,11 +66,11 @@ export function fitted<T>(
       };
 }
 
-/** A value as an answer shows it: a long text cut, marked as cut. */
-export function shortened(value: string | string[]): string | string[] {
+/** A value as an answer shows it: a long text cut to `limit`, marked as cut. */
+export function shortened(value: string | string[], limit = MAX_VALUE_CHARS): string | string[] {
   const cut = (text: string) =>
-    text.length <= MAX_VALUE_CHARS
+    text.length <= limit
       ? text
-      : `${text.slice(0, MAX_VALUE_CHARS)}… (cut: ${text.length} characters in all)`;
+      : `${text.slice(0, limit)}… (cut: ${text.length} characters in all)`;
   return Array.isArray(value) ? value.map(cut) : cut(value);
 }

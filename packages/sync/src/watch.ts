@@ -4,7 +4,9 @@ import {
   HadirClient,
   type HadirClientOptions,
   type HadirEvent,
+  HadirWebhookReplayError,
   verifyWebhook,
+  WebhookReplayGuard,
 } from '@hadir/client';
 import type { Mirror } from './mirror.js';
 import { type CampaignResult, runSync, type SyncOptions } from './sync.js';
@@ -42,6 +44,8 @@ export class SyncWatcher {
   readonly #client: HadirClient;
   readonly #pending = new Set<string>();
   readonly #etags = new Map<string, string | undefined>();
+  /** Notifications already taken, so that one replayed within its 5 minutes is not taken again. */
+  readonly #replays = new WebhookReplayGuard();
   #draining: Promise<void> | undefined;
   #server: Server | undefined;
   #poll: NodeJS.Timeout | undefined;
@@ -106,8 +110,14 @@ export class SyncWatcher {
         secret: this.#options.secrets,
         headers: request.headers,
         body: Buffer.concat(chunks),
+        replayGuard: this.#replays,
       });
     } catch (error) {
+      // Taken before: answered as taken, so that Hadir does not try again, and not taken twice.
+      if (error instanceof HadirWebhookReplayError) {
+        this.#deps.log(`ignored a notification received before (${error.messageId})`);
+        return { status: 204, message: '' };
+      }
       this.#deps.log(`refused a notification: ${(error as Error).message}`);
       return { status: 401, message: 'not verified' };
     }
