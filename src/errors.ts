@@ -119,8 +119,8 @@ export class DomainError extends Error {
 
 /** A setting that is missing or wrong (environment, files named by it); the start stops on it. */
 export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: { cause: unknown }) {
+    super(message, options);
     this.name = 'ConfigError';
   }
 }

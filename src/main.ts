@@ -4,6 +4,7 @@ import type { Server as HttpsServer } from 'node:https';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { AggregatorRegistry } from 'prom-client';
 import { buildApp } from './app.ts';
+import { holdsAnyCampaign } from './campaigns/campaigns.repository.ts';
 import { systemClock } from './clock.ts';
 import {
   type Config,
@@ -13,7 +14,7 @@ import {
   secretsFromConfig,
   transportOf,
 } from './config.ts';
-import { openStore, type Store } from './db/connect.ts';
+import { databaseNamed, openStore, type Store } from './db/connect.ts';
 import { migrateDatabase, migrateToLatest } from './db/migrate.ts';
 import { ConfigError } from './errors.ts';
 import { Metrics } from './http/metrics.ts';
@@ -68,6 +69,12 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const store = openStore(config.databaseUrl, { onIdleError, onWarning: warn, rememberReads });
   // Nothing left to do but for a private in-memory store, which only this connection sees.
   await migrateToLatest(store);
+  // A new or mistyped database serves nothing: better said at once than found by a partner.
+  if (!(await holdsAnyCampaign(store))) {
+    logger.warn(
+      `the database (${databaseNamed(config.databaseUrl)}) holds no campaign yet, so there is nothing to serve: import one with ./bin/hadir import FILE, or check DATABASE_URL`,
+    );
+  }
   const readStore = config.databaseReadUrl
     ? openStore(config.databaseReadUrl, { onIdleError })
     : undefined;

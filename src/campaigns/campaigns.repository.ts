@@ -139,3 +139,14 @@ export async function findFieldDefinitions(
     .execute();
   return rows.map((row) => ({ ...row, position: Number(row.position) }));
 }
+
+/** Whether the store holds a live campaign at all (a new database holds none). */
+export async function holdsAnyCampaign(store: Store): Promise<boolean> {
+  const row = await store.db
+    .selectFrom('campaigns')
+    .select('id')
+    .where('deleted_at', 'is', null)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}

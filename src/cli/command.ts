@@ -49,14 +49,16 @@ export interface Command {
 
 /**
  * Runs `work` on the configured store (or the one `url` names), migrated, under an operator
- * command's bounds.
+ * command's bounds. A SQLite database that does not exist is refused, as a mistyped
+ * DATABASE_URL, unless the command is one that starts a database (`ifMissing: 'create'`).
  */
 export async function withStore<T>(
   context: Context,
   work: (store: Store) => Promise<T>,
-  url = context.config.databaseUrl,
+  options: { url?: string; ifMissing?: 'create' | 'refuse' } = {},
 ): Promise<T> {
-  const store = openStore(url, {
+  const store = openStore(options.url ?? context.config.databaseUrl, {
+    ifMissing: options.ifMissing ?? 'refuse',
     timeouts: COMMAND_TIMEOUTS,
     onWarning: warnOn(context.io),
   });

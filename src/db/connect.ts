@@ -28,6 +28,14 @@ export function parseDatabaseUrl(url: string): StoreLocation {
   );
 }
 
+/** The database a DATABASE_URL names, fit for a message: a file, or host, port and database. */
+export function databaseNamed(url: string): string {
+  const location = parseDatabaseUrl(url);
+  if (location.engine === 'sqlite') return `SQLite ${location.path}`;
+  const parsed = new URL(location.connectionString);
+  return `PostgreSQL ${parsed.hostname || 'localhost'}:${parsed.port || '5432'}${parsed.pathname}`;
+}
+
 export interface OpenStoreOptions {
   /** Called with errors of pooled PostgreSQL connections (e.g. the server restarted). */
   onIdleError?: (error: Error) => void;
@@ -41,6 +49,11 @@ export interface OpenStoreOptions {
    * off only for the benchmark's ablation.
    */
   rememberReads?: boolean;
+  /**
+   * A SQLite database that does not exist is made ('create', the default), or refused: a command
+   * that only reads takes a missing file for a mistyped DATABASE_URL.
+   */
+  ifMissing?: 'create' | 'refuse';
 }
 
 /** Opens the store a DATABASE_URL names, on its engine. */
@@ -50,6 +63,7 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
     return openSqliteStore(url, location.path, {
       warn: options.onWarning ?? ((message: string) => process.emitWarning(message)),
       rememberReads: options.rememberReads !== false,
+      ifMissing: options.ifMissing ?? 'create',
     });
   }
   return openPostgresStore(location.connectionString, {

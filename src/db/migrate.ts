@@ -5,8 +5,10 @@ import {
   type MigrationResultSet,
   Migrator,
 } from 'kysely/migration';
+import { ConfigError } from '../errors.ts';
 import {
   COMMAND_TIMEOUTS,
+  databaseNamed,
   type Engine,
   type OpenStoreOptions,
   openStore,
@@ -24,6 +26,7 @@ import * as notifications from './migrations/0009-notifications.ts';
 import * as deliveryWakeUps from './migrations/0010-delivery-wake-ups.ts';
 import * as forgetEmptiedAnswers from './migrations/0011-forget-emptied-answers.ts';
 import * as removalsLastStamp from './migrations/0012-removals-last-stamp.ts';
+import { unreachableReason } from './store-errors.ts';
 
 interface EngineMigration {
   up(db: Kysely<unknown>, engine: Engine): Promise<void>;
@@ -108,8 +111,15 @@ async function migrate(
   const migrator = new Migrator({ db: store.db, provider: providerFor(store.engine) });
   const { error, results } = await run(migrator);
   if (error) {
+    const unreachable = unreachableReason(error);
+    if (unreachable) {
+      throw new ConfigError(
+        `cannot use the database DATABASE_URL names (${databaseNamed(store.url)}): ${unreachable}`,
+        { cause: error },
+      );
+    }
     const failed = results?.find((result) => result.status === 'Error')?.migrationName;
-    throw new Error(`database migration ${failed ?? ''} failed: ${String(error)}`, {
+    throw new Error(`database migration ${failed ? `${failed} ` : ''}failed: ${String(error)}`, {
       cause: error,
     });
   }

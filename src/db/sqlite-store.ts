@@ -1,4 +1,5 @@
-import { dirname } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
   type Driver,
@@ -8,6 +9,7 @@ import {
   type SqliteDatabase as SqliteDialectDatabase,
 } from 'kysely';
 import { LRUCache } from 'lru-cache';
+import { ConfigError } from '../errors.ts';
 import {
   createPrivateFile,
   securePrivateFile,
@@ -95,6 +97,28 @@ class SqliteDialectKeepingErrors extends SqliteDialect {
   }
 }
 
+/** The one folder made for a database: the default's (see DEFAULT_DATABASE_URL). */
+const DEFAULT_FOLDER = 'data';
+
+/**
+ * A path that names a folder that does not exist is taken for a typo: refused, not made (but
+ * for the default folder, made on first use). A database that does not exist is made, unless the
+ * command only reads: then it too is a typo.
+ */
+function refuseMistakenPath(path: string, ifMissing: 'create' | 'refuse'): void {
+  const folder = dirname(path);
+  if (!existsSync(folder) && resolve(folder) !== resolve(DEFAULT_FOLDER)) {
+    throw new ConfigError(
+      `DATABASE_URL names ${path}, in a folder that does not exist (${folder}): correct DATABASE_URL, or make the folder first`,
+    );
+  }
+  if (ifMissing === 'refuse' && !existsSync(path)) {
+    throw new ConfigError(
+      `DATABASE_URL names ${path}, which does not exist: correct DATABASE_URL (a new database is made only by import, accounts create, serve and restore)`,
+    );
+  }
+}
+
 /**
  * A SQLite database file (`:memory:` for a private one), private to this user (see
  * file-modes.ts): created so, or tightened with a warning. `rememberReads` false gives the store
@@ -103,9 +127,10 @@ class SqliteDialectKeepingErrors extends SqliteDialect {
 export function openSqliteStore(
   url: string,
   path: string,
-  options: { warn: Warn; rememberReads: boolean },
+  options: { warn: Warn; rememberReads: boolean; ifMissing: 'create' | 'refuse' },
 ): Store {
   if (path !== ':memory:') {
+    refuseMistakenPath(path, options.ifMissing);
     securePrivateFolder(dirname(path), options.warn);
     for (const suffix of ['', '-wal', '-shm']) securePrivateFile(`${path}${suffix}`, options.warn);
     createPrivateFile(path);

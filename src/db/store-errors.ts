@@ -62,3 +62,30 @@ export function isStoreFull(error: unknown): boolean {
   if (typeof code === 'string' && FULL_CODES.has(code)) return true;
   return error.cause !== undefined && isStoreFull(error.cause);
 }
+
+/** PostgreSQL's refusals of a connection: who, and to which database. */
+const PG_CONNECTION_REFUSALS: Record<string, string> = {
+  '28P01': 'the password was refused',
+  '28000': 'the user may not connect',
+  '3D000': 'that database does not exist',
+};
+
+/**
+ * Why the store cannot be used at all, in words an operator can act on (nothing there, refused,
+ * no such database), or undefined when the error is of another kind.
+ */
+export function unreachableReason(error: unknown): string | undefined {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && PG_CONNECTION_REFUSALS[code]) {
+      return `${PG_CONNECTION_REFUSALS[code]} (${cause.message})`;
+    }
+  }
+  if (!isStoreUnavailable(error)) return undefined;
+  const deepest = (() => {
+    let cause = error as Error;
+    while (cause.cause instanceof Error) cause = cause.cause;
+    return cause;
+  })();
+  return `nothing answers there (${deepest.message})`;
+}

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
+import { DEFAULT_DATABASE_URL } from '../../src/config.ts';
 import { openStore } from '../../src/db/connect.ts';
 import { migrateToLatest, migrateUpTo } from '../../src/db/migrate.ts';
 import { loadServerSecrets } from '../../src/secrets.ts';
@@ -36,14 +37,20 @@ const NEVER_SERVED = {
 };
 
 describe('files of the SQLite store and of development secrets', () => {
-  it('creates the data folder 0700 and the database and its journal files 0600', async () => {
-    const folder = join(mkdtempSync(join(tmpdir(), 'hadir-modes-')), 'data');
-    const path = join(folder, 'hadir.sqlite');
-    const store = openStore(`sqlite:${path}`);
-    await migrateToLatest(store);
-    expect(modeOf(folder)).toBe(0o700);
-    for (const suffix of ['', '-wal', '-shm']) expect(modeOf(`${path}${suffix}`)).toBe(0o600);
-    await store.close();
+  it('creates the default data folder 0700 and the database and its journal files 0600', async () => {
+    const cwd = process.cwd();
+    process.chdir(mkdtempSync(join(tmpdir(), 'hadir-modes-')));
+    try {
+      const store = openStore(DEFAULT_DATABASE_URL);
+      await migrateToLatest(store);
+      expect(modeOf('data')).toBe(0o700);
+      for (const suffix of ['', '-wal', '-shm']) {
+        expect(modeOf(`data/hadir.sqlite${suffix}`)).toBe(0o600);
+      }
+      await store.close();
+    } finally {
+      process.chdir(cwd);
+    }
   });
 
   it('deletes securely on the connection that made the database, migrations and all', async () => {

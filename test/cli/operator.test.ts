@@ -6,7 +6,7 @@ import { verifyPassword } from '../../src/accounts/passwords.ts';
 import { openStore } from '../../src/db/connect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { exitOf, runHadir, runHadirInProcess, startHadir } from '../helpers/cli.ts';
-import { createTestDatabaseUrl, ENGINES } from '../helpers/stores.ts';
+import { createTestDatabaseUrl, ENGINES, openTestStore } from '../helpers/stores.ts';
 import { until } from '../helpers/until.ts';
 
 const DOCUMENT = {
@@ -256,6 +256,7 @@ describe('operator CLI errors', () => {
 
   it('prints plain one-line errors on stderr with a non-zero exit', async () => {
     const databaseUrl = await createTestDatabaseUrl('sqlite');
+    await (await openTestStore(databaseUrl)).close();
     const cases: Array<[string[], RegExp, number]> = [
       [['keys', 'frobnicate'], /unknown command 'keys frobnicate'/, 2],
       [['keys', 'list', '--bogus'], /unknown option --bogus/, 2],

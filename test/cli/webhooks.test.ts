@@ -140,6 +140,26 @@ describe('hadir webhooks', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('names the key it was given when that key is a rotation’s successor', async () => {
+    const rotated = await hadir(['keys', 'rotate', keyId, '--overlap', '0', '--json']);
+    expect(rotated.status).toBe(0);
+    const successor = JSON.parse(rotated.stdout).id as string;
+    const added = await hadir([
+      'webhooks',
+      'add',
+      '--key',
+      successor,
+      '--url',
+      'https://hooks.partner.example/in',
+    ]);
+    expect(added.stderr).toBe('');
+    expect(added.stdout.split('\n')[0]).toMatch(
+      new RegExp(
+        `^endpoint ep_\\S+ for key ${successor} \\(and the other keys of its rotations, first ${keyId}\\)$`,
+      ),
+    );
+  });
+
   it('refuses WEBHOOKS_ALLOW_PRIVATE_NETWORKS in production', async () => {
     const result = await hadir(['webhooks', 'list'], {
       NODE_ENV: 'production',

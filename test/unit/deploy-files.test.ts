@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,12 +17,17 @@ import { loadServerSecrets } from '../../src/secrets.ts';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (name: string) => readFileSync(join(ROOT, 'deploy', name), 'utf8');
 
-/** The settings of an env file, as systemd's EnvironmentFile reads them: NAME=value lines. */
+/**
+ * The settings of an env file, as systemd's EnvironmentFile reads them: NAME=value lines, a
+ * value in double quotes taken without them.
+ */
 function environmentOf(text: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const line of text.split('\n')) {
     const match = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line.trim());
-    if (match) env[match[1] as string] = match[2] as string;
+    if (!match) continue;
+    const value = match[2] as string;
+    env[match[1] as string] = /^".*"$/.test(value) ? value.slice(1, -1) : value;
   }
   return env;
 }
@@ -66,6 +71,32 @@ describe('deploy/', () => {
     expect(() => checkDevelopmentMail(config)).not.toThrow();
     expect(() => loadServerSecrets(secretsFromConfig(config), true)).not.toThrow();
   });
+
+  it.each(['sh', 'dash', 'bash'])(
+    'hadir.env.example loads in %s as operating.md loads it, each value as systemd reads it',
+    (shell) => {
+      const file = join(ROOT, 'deploy', 'hadir.env.example');
+      const expected = environmentOf(read('hadir.env.example'));
+      const names = Object.keys(expected);
+      // No standard input: bash reads ~/.bashrc when its input is a socket, as Node's pipes are.
+      const { stdout, stderr } = spawnSync(
+        shell,
+        [
+          '-c',
+          `set -a; . "$0"; for name in ${names.join(' ')}; do printf '%s=%s\\n' "$name" "$(printenv "$name")"; done`,
+          file,
+        ],
+        {
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      expect(stderr).toBe('');
+      expect(environmentOf(stdout)).toEqual(expected);
+      expect(expected.MAIL_FROM).toBe('Hadir <no-reply@hadir.example.com>');
+    },
+  );
 
   it('the nginx site proxies to the address the env example listens on', () => {
     const env = environmentOf(read('hadir.env.example'));

@@ -37,12 +37,15 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
     },
     async run(context) {
       const password = await passwordOption(context);
-      const account = await withStore(context, (store) =>
-        createAccount(store, context.clock, {
-          email: required(context, 'email'),
-          ...(typeof password === 'string' ? { password } : {}),
-          mustChangePassword: context.values['must-change-password'] === true,
-        }),
+      const account = await withStore(
+        context,
+        (store) =>
+          createAccount(store, context.clock, {
+            email: required(context, 'email'),
+            ...(typeof password === 'string' ? { password } : {}),
+            mustChangePassword: context.values['must-change-password'] === true,
+          }),
+        { ifMissing: 'create' },
       );
       const lines = [`created account ${account.email} (${account.id})`];
       if (account.generatedPassword) {

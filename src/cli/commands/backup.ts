@@ -153,7 +153,7 @@ async function restoreIntoPostgres(context: Context, backup: string) {
         : { respondents: 0, campaigns: 0 },
       counts: await countContents(store),
     }),
-    into,
+    { url: into },
   );
   return {
     json: {

@@ -110,12 +110,16 @@ export const IMPORT_COMMANDS: Record<string, Command> = {
         totalBytes: size,
       });
       try {
-        const { imported: counts, scrub } = await withStore(context, async (store) => {
-          const imported = await importRecords(store, context.clock, progress.batches);
-          // Removed rows leave no copy in the database's files (see Store.scrubRemovals).
-          const removed = imported.respondents.deleted > 0 || imported.campaigns.deleted > 0;
-          return { imported, scrub: removed ? await store.scrubRemovals() : undefined };
-        });
+        const { imported: counts, scrub } = await withStore(
+          context,
+          async (store) => {
+            const imported = await importRecords(store, context.clock, progress.batches);
+            // Removed rows leave no copy in the database's files (see Store.scrubRemovals).
+            const removed = imported.respondents.deleted > 0 || imported.campaigns.deleted > 0;
+            return { imported, scrub: removed ? await store.scrubRemovals() : undefined };
+          },
+          { ifMissing: 'create' },
+        );
         return { json: counts, text: describeCounts(counts) + scrubNote(scrub) };
       } finally {
         progress.done();

@@ -66,17 +66,23 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
     usage: 'webhooks add --key KEY_ID --url URL [--events TYPE,…]',
     options: { key: { type: 'string' }, url: { type: 'string' }, events: { type: 'string' } },
     async run(context) {
+      const keyId = required(context, 'key');
       const added = await withStore(context, (store) =>
         addEndpoint(settingsOf(context, store), {
-          keyId: required(context, 'key'),
+          keyId,
           url: required(context, 'url'),
           events: eventsOption(context),
         }),
       );
+      // The endpoint follows the key's chain of rotations; the key named is the one said.
+      const chain =
+        added.endpoint.keyId === keyId
+          ? ''
+          : ` (and the other keys of its rotations, first ${added.endpoint.keyId})`;
       return {
         json: { id: added.endpoint.id, secret: added.secret, endpoint: added.endpoint },
         text: [
-          `endpoint ${added.endpoint.id} for key ${added.endpoint.keyId}`,
+          `endpoint ${added.endpoint.id} for key ${keyId}${chain}`,
           added.secret,
           'the secret is shown this once: store it where the receiver verifies signatures',
         ].join('\n'),
