@@ -1,4 +1,4 @@
-// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications]
+// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile]
 // [--against REF]: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
 // cluster; loads every case (each right after a plain node:http ceiling); loads PostgreSQL's
 // first and deepest pages in turn with a conventional Fastify + pg server, and splits the CPU of
@@ -29,6 +29,7 @@ import {
 import { benchCases, clientHeaders, LIMIT, PAGE_ONE_PATH, serverEnv } from './cases.ts';
 import { perRequest, watchCpu } from './cpu-split.ts';
 import { FULL_SYNC_ROWS, measureFullSync } from './full-sync.ts';
+import { measureHostileReceivers } from './hostile-receivers.ts';
 import { type ImportRow, importFiles, measureImport } from './import.ts';
 import { CONNECTIONS, inTurn, type Load, load } from './load.ts';
 import { type MemoryRow, measureMemory } from './memory.ts';
@@ -47,7 +48,7 @@ const { values: args } = parseArgs({
   options: {
     only: {
       type: 'string',
-      default: 'cases,memory,ablation,compare,import,removals,fullsync,notifications',
+      default: 'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile',
     },
     against: { type: 'string' },
   },
@@ -225,6 +226,8 @@ async function main(): Promise<void> {
   // pass through; the SQLite database keeps a private folder of its own (see file-modes.ts).
   chmodSync(DATA, 0o711);
   mkdirSync(RESULTS, { recursive: true });
+  // The SQLite databases' folder: a store is never made in a folder that does not exist.
+  mkdirSync(join(DATA, 'sqlite'), { recursive: true, mode: 0o700 });
   const other =
     parts.has('compare') && args.against
       ? prepareCheckout(ROOT, DATA, args.against, log)
@@ -252,6 +255,18 @@ async function main(): Promise<void> {
       await cluster.stop();
     }
     // Notifications alone need no seeded million rows.
+    if (parts.size === 1) return;
+  }
+  if (parts.has('hostile')) {
+    log('Hostile receivers: the data API while 200 notifications go to 8 receivers that hold on');
+    const sqlitePath = join(DATA, 'sqlite', 'hostile.sqlite');
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${sqlitePath}${suffix}`, { force: true });
+    const row = await measureHostileReceivers({ databaseUrl: `sqlite:${sqlitePath}`, log });
+    const day = new Date().toISOString().slice(0, 10);
+    writeFileSync(
+      join(RESULTS, `hostile-receivers-${day}.json`),
+      `${JSON.stringify({ goals: { p50Ratio: 1.2 }, rows: [row] }, null, 2)}\n`,
+    );
     if (parts.size === 1) return;
   }
   log('Seeding (kept in bench/.data after the first run)');
