@@ -26,6 +26,7 @@ import * as notifications from './migrations/0009-notifications.ts';
 import * as deliveryWakeUps from './migrations/0010-delivery-wake-ups.ts';
 import * as forgetEmptiedAnswers from './migrations/0011-forget-emptied-answers.ts';
 import * as removalsLastStamp from './migrations/0012-removals-last-stamp.ts';
+import * as respondentVersions from './migrations/0013-respondent-versions.ts';
 import { unreachableReason } from './store-errors.ts';
 
 interface EngineMigration {
@@ -48,6 +49,7 @@ const MIGRATIONS = {
   '0010-delivery-wake-ups': deliveryWakeUps,
   '0011-forget-emptied-answers': forgetEmptiedAnswers,
   '0012-removals-last-stamp': removalsLastStamp,
+  '0013-respondent-versions': respondentVersions,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {

@@ -21,6 +21,7 @@ export interface Database {
   key_usage_days: KeyUsageDaysTable;
   removals: RemovalsTable;
   removals_horizon: RemovalsHorizonTable;
+  respondent_versions: RespondentVersionsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -219,6 +220,13 @@ export interface RemovalsTable {
   respondent_id: string;
   /** When the removal was committed, as near as the service can tell (see removals.repository). */
   removed_at: number;
+}
+
+/** The newest version of each respondent its source has sent (see import's versions). */
+export interface RespondentVersionsTable {
+  id: string;
+  version: number;
+  updated_at: number;
 }
 
 /** The one row saying from when the removals feed is complete. */

@@ -21,6 +21,8 @@ export interface Deletion {
   kind: 'delete';
   id: string;
   where: string;
+  /** A respondent's deletion may carry the source's version of the row (see RespondentEntry). */
+  version?: number;
 }
 
 export type CampaignEntry =
@@ -47,6 +49,11 @@ export type RespondentEntry =
       attendanceStatus: AttendanceStatus;
       /** Answers as served: blanks dropped, numbers and booleans as strings (JSON text). */
       answers: string;
+      /**
+       * The source's version of the row, raised on every change: a record not newer than the
+       * version held is stale and skipped. Without it, the later record wins.
+       */
+      version?: number;
       /** Where it is in its file, for problem reports: `respondents[5] (id r5)`, `line 12 (id r5)`. */
       where: string;
     }
@@ -226,9 +233,27 @@ function openRecord(problems: Problems, place: string, record: unknown): OpenedR
   if (!isObject(record)) return void problems.add(where, 'must be an object');
   const id = requireId(problems, where, record, 'id');
   if (isDeletion(problems, where, record)) {
-    return { where, id, record, deletion: { kind: 'delete', id, where } };
+    const version = optionalVersion(problems, where, record);
+    return {
+      where,
+      id,
+      record,
+      deletion: { kind: 'delete', id, where, ...(version === undefined ? {} : { version }) },
+    };
   }
   return { where, id, record };
+}
+
+/** A record's `version`: a whole number from 0, or undefined when it has none. */
+function optionalVersion(problems: Problems, where: string, record: Json): number | undefined {
+  const value = record.version;
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  problems.add(
+    where,
+    `'version' must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, got ${shown(value)}`,
+  );
+  return undefined;
 }
 
 /**
@@ -241,6 +266,9 @@ export function checkCampaign(
   raw: unknown,
 ): CampaignEntry | undefined {
   const opened = openRecord(problems, place, raw);
+  if (opened?.deletion?.version !== undefined) {
+    problems.add(opened.where, `'version' is for respondents: a campaign has none`);
+  }
   if (!opened || opened.deletion) return opened?.deletion;
   const { where, id, record } = opened;
   checkKeys(problems, where, record, [
@@ -331,8 +359,10 @@ export function checkRespondent(
     'token',
     'guestToken',
     'deleted',
+    'version',
   ]);
   const campaignId = requireId(problems, where, record, 'campaignId');
+  const version = optionalVersion(problems, where, record);
   const submittedAt = instant(problems, where, record.submittedAt, 'submittedAt') ?? 0;
   const status = record.attendanceStatus;
   if (!ATTENDANCE_STATUSES.includes(status as AttendanceStatus)) {
@@ -353,5 +383,6 @@ export function checkRespondent(
     attendanceStatus: status as AttendanceStatus,
     answers: parseAnswers(problems, where, record.answers, dropped),
     where,
+    ...(version === undefined ? {} : { version }),
   };
 }

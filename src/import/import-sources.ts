@@ -170,17 +170,20 @@ function hasContent(chunk: Uint8Array): boolean {
   return chunk.some((byte) => byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09);
 }
 
-/** A JSON Lines deletion: `{"type":"deletion","respondentId":"r9"}` (or `campaignId`). */
+/**
+ * A JSON Lines deletion: `{"type":"deletion","respondentId":"r9"}` (or `campaignId`); a
+ * respondent's may carry its `version`.
+ */
 function deletionItem(place: string, line: Record<string, unknown>): ImportItem {
   const targets = (['campaignId', 'respondentId'] as const).filter((key) => key in line);
   const unknown = Object.keys(line).filter(
-    (key) => key !== 'type' && key !== 'campaignId' && key !== 'respondentId',
+    (key) => !['type', 'campaignId', 'respondentId', 'version'].includes(key),
   );
   if (targets.length !== 1 || unknown.length > 0) {
     return {
       kind: 'problem',
       where: place,
-      what: 'a deletion names exactly one of campaignId or respondentId, and nothing else',
+      what: 'a deletion names exactly one of campaignId or respondentId (and a version), and nothing else',
     };
   }
   const [target] = targets as ['campaignId' | 'respondentId'];
@@ -189,7 +192,8 @@ function deletionItem(place: string, line: Record<string, unknown>): ImportItem 
     return { kind: 'problem', where: place, what: `'${target}' must be ${RECORD_ID_RULE}` };
   }
   const kind = target === 'campaignId' ? 'campaign' : 'respondent';
-  return { kind, place: `${place} (id ${id})`, record: { id, deleted: true } };
+  const version = 'version' in line ? { version: line.version } : {};
+  return { kind, place: `${place} (id ${id})`, record: { id, deleted: true, ...version } };
 }
 
 function lineItem(place: string, text: string): ImportItem {

@@ -10,7 +10,7 @@ import type { CampaignField } from './import-records.ts';
 /** Rows per multi-row statement: well under SQLite's bound-parameter limit for 8 columns. */
 export const BATCH_ROWS = 500;
 
-function batches<T>(items: T[]): T[][] {
+function batches<T>(items: readonly T[]): T[][] {
   const result: T[][] = [];
   for (let i = 0; i < items.length; i += BATCH_ROWS) result.push(items.slice(i, i + BATCH_ROWS));
   return result;
@@ -126,6 +126,38 @@ export async function replaceCampaignFields(
     if (Number(written.numInsertedOrUpdatedRows ?? 0) > 0) changed = true;
   }
   return changed;
+}
+
+/**
+ * Records the versions of these respondents' records where each is newer than the one held (or
+ * the first), and returns the ids that were: the others are stale. One statement per batch
+ * decides and records at once, so two imports at the same moment cannot both take a row: the
+ * second waits for the first's row lock (PostgreSQL) or write lock (SQLite) and sees its version.
+ */
+export async function claimVersions(
+  db: Kysely<Database>,
+  records: ReadonlyArray<{ id: string; version: number }>,
+  now: number,
+): Promise<Set<string>> {
+  const newer = new Set<string>();
+  for (const batch of batches(records)) {
+    const rows = await db
+      .insertInto('respondent_versions')
+      .values(batch.map((record) => ({ id: record.id, version: record.version, updated_at: now })))
+      .onConflict((oc) =>
+        oc
+          .column('id')
+          .doUpdateSet((eb) => ({
+            version: eb.ref('excluded.version'),
+            updated_at: eb.ref('excluded.updated_at'),
+          }))
+          .where('respondent_versions.version', '<', (eb) => eb.ref('excluded.version')),
+      )
+      .returning('id')
+      .execute();
+    for (const row of rows) newer.add(row.id);
+  }
+  return newer;
 }
 
 /** Upserts rows in batches as they are (no tombstone bookkeeping: see respondentWriter). */

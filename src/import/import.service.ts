@@ -11,6 +11,7 @@ import {
 } from '../removals/removals.repository.ts';
 import {
   BATCH_ROWS,
+  claimVersions,
   createNamedIds,
   dropNamedIds,
   findLiveCampaignIds,
@@ -34,6 +35,8 @@ import { documentItems, type ImportItem } from './import-sources.ts';
 export interface ImportCounts {
   campaigns: { upserted: number; deleted: number };
   respondents: { upserted: number; deleted: number };
+  /** Respondent records skipped as stale: their version was not newer than the one held. */
+  stale: number;
   /** Never-served values left out (see NeverServed). */
   dropped: DroppedValues;
 }
@@ -63,7 +66,12 @@ class ImportRun {
   private readonly waiting = new Map<string, RespondentUpsert[]>();
   private upserts: RespondentUpsert[] = [];
   private deletions: Deletion[] = [];
-  private readonly counts = { campaignsDeleted: 0, respondentsUpserted: 0, respondentsDeleted: 0 };
+  private readonly counts = {
+    campaignsDeleted: 0,
+    respondentsUpserted: 0,
+    respondentsDeleted: 0,
+    stale: 0,
+  };
   /** What the commit's notifications report. */
   private readonly changes = new ChangeSet();
 
@@ -164,11 +172,29 @@ class ImportRun {
       this.waiting.clear();
       return;
     }
-    await this.write(upserts);
+    const fresh = await this.fresh([...upserts, ...deletions]);
+    await this.write(upserts.filter(fresh));
     this.counts.respondentsDeleted += await removeRespondents(
       this.db,
-      deletions.map((entry) => entry.id),
+      deletions.filter(fresh).map((entry) => entry.id),
     );
+  }
+
+  /**
+   * Which records are to be applied: those without a version (the later record wins), and those
+   * whose version is newer than the one held, which is recorded as they are claimed. The rest
+   * are stale: counted, and skipped.
+   */
+  private async fresh(
+    entries: ReadonlyArray<RespondentEntry>,
+  ): Promise<(entry: RespondentEntry) => boolean> {
+    const versioned = entries.flatMap((entry) =>
+      entry.version === undefined ? [] : [{ id: entry.id, version: entry.version }],
+    );
+    if (versioned.length === 0) return () => true;
+    const newer = await claimVersions(this.db, versioned, this.now);
+    this.counts.stale += versioned.length - newer.size;
+    return (entry) => entry.version === undefined || newer.has(entry.id);
   }
 
   /** Writes the respondents whose campaign is known; the others wait for theirs. */
@@ -241,6 +267,7 @@ class ImportRun {
         upserted: this.counts.respondentsUpserted,
         deleted: this.counts.respondentsDeleted,
       },
+      stale: this.counts.stale,
       dropped: this.dropped,
     };
     await recordAudit(this.db, { actor: 'operator', action: 'import', details: counts }, this.now);

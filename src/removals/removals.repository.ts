@@ -298,6 +298,27 @@ export async function purgeRemovalsBefore(db: Kysely<Database>, cutoff: number):
   return Number(result.numDeletedRows);
 }
 
+/**
+ * Forgets the versions of respondents that are gone, recorded before `cutoff`: an upsert older
+ * than a deletion is then no longer known as stale, as its tombstone is no longer kept either.
+ */
+export async function purgeVersionsBefore(db: Kysely<Database>, cutoff: number): Promise<number> {
+  const result = await db
+    .deleteFrom('respondent_versions')
+    .where('respondent_versions.updated_at', '<=', cutoff)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('respondents')
+            .select('respondents.id')
+            .whereRef('respondents.id', '=', 'respondent_versions.id'),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** Respondents after an id, in id order, with their answers: for an erasure request's scan. */
 export async function findRespondentsAfter(db: Kysely<Database>, afterId: string, limit: number) {
   const rows = await db

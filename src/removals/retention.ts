@@ -5,6 +5,7 @@ import { ChangeSet } from '../notifications/change-events.ts';
 import {
   findCampaignsPastRetention,
   purgeRemovalsBefore,
+  purgeVersionsBefore,
   removeCampaignRespondents,
   stampRemovals,
 } from './removals.repository.ts';
@@ -65,6 +66,8 @@ export async function runRetention(
     store.db,
     now - settings.removalsDays * DAY_MS,
   );
+  // A removed respondent's last version is kept as long as its tombstone.
+  await purgeVersionsBefore(store.db, now - settings.removalsDays * DAY_MS);
   if (campaigns.length === 0) return { campaigns, tombstonesPurged };
   return { campaigns, tombstonesPurged, scrub: await store.scrubRemovals() };
 }

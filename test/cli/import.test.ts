@@ -230,7 +230,7 @@ describe.each(ENGINES)('hadir import on %s', (engine) => {
         expect.stringMatching(/^line 2: not valid JSON: /),
         'line 3: \'type\' must be campaign, respondent or deletion, got "guest"',
         'line 5 (id ok1): id also used by line 1 (id ok1)',
-        'line 6: a deletion names exactly one of campaignId or respondentId, and nothing else',
+        'line 6: a deletion names exactly one of campaignId or respondentId (and a version), and nothing else',
         'line 7 (id r7): \'attendanceStatus\' must be one of YES, NO, MAYBE, got "LATE"',
         'line 9: must be a JSON object with a "type"',
         'line 4 (id r4): campaign nowhere does not exist',

@@ -75,6 +75,7 @@ describe.each(ENGINES)('operator CLI on %s', { timeout: 90_000 }, (engine) => {
     expect(JSON.parse(imported.stdout)).toEqual({
       campaigns: { upserted: 1, deleted: 0 },
       respondents: { upserted: 2, deleted: 0 },
+      stale: 0,
       dropped: { ipAddress: 0, token: 1, guestToken: 0 },
     });
 

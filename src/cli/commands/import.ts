@@ -81,9 +81,13 @@ function describeCounts(counts: ImportCounts): string {
     ipAddress + token + guestToken === 0
       ? ''
       : `\ndropped ${ipAddress.toLocaleString('en')} ipAddress, ${token.toLocaleString('en')} token and ${guestToken.toLocaleString('en')} guestToken values: they are never served, so they are not kept`;
+  const stale =
+    counts.stale === 0
+      ? ''
+      : `\nskipped ${counted(counts.stale, 'stale record')}: a newer version of each is already held`;
   return (
     `imported ${counted(campaigns.upserted, 'campaign')} (${campaigns.deleted} deleted) and ` +
-    `${counted(respondents.upserted, 'respondent')} (${respondents.deleted.toLocaleString('en')} deleted)${dropped}`
+    `${counted(respondents.upserted, 'respondent')} (${respondents.deleted.toLocaleString('en')} deleted)${stale}${dropped}`
   );
 }
 
