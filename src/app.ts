@@ -32,6 +32,7 @@ import { ResponseCache } from './http/response-cache.ts';
 import { createServer } from './http/server.ts';
 import { strictQuery } from './http/strict-query.ts';
 import { createTurnGate } from './http/turn-gate.ts';
+import { INGEST_PREFIX, ingestRoutes } from './ingest/ingest.routes.ts';
 import { KeyUsage } from './keys/key-usage.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { PORTAL_BODY_LIMIT_BYTES, portalRoutes } from './portal/portal.routes.ts';
@@ -95,6 +96,11 @@ export interface AppDeps {
   readStore?: Store;
   /** Where key uses are gathered (tests flush it by hand); one writing once a minute when not given. */
   keyUsage?: KeyUsage;
+  /**
+   * The platform's ingest API on this listener, with its bound on batches at once; left out
+   * when it has a listener of its own (see buildIngestApp).
+   */
+  ingest?: { maxConcurrentBatches: number };
 }
 
 export const DATA_PREFIX = '/developer/v1';
@@ -152,8 +158,40 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }),
     { prefix: PORTAL_PATH },
   );
+  if (deps.ingest) {
+    await app.register(ingestRoutes({ store: deps.store, clock: deps.clock, ...deps.ingest }), {
+      prefix: INGEST_PREFIX,
+    });
+  }
   registerReferenceRoutes(app, DATA_PREFIX);
   registerHealthRoutes(app, storeProbe(stores), outage, deps.redis);
+  return app;
+}
+
+/**
+ * The ingest API alone, for a listener of its own (INGEST_PORT): the same guards, errors and
+ * health as the main listener, and nothing of the data API or the portal.
+ */
+export async function buildIngestApp(
+  deps: Pick<
+    AppDeps,
+    'store' | 'clock' | 'logger' | 'tls' | 'requireForwardedHttps' | 'connectionTimeouts'
+  > & { config: Pick<Config, 'trustProxy'>; ingest: { maxConcurrentBatches: number } },
+): Promise<FastifyInstance> {
+  const app = createServer({
+    logger: deps.logger,
+    ...(deps.config.trustProxy !== undefined ? { trustProxy: deps.config.trustProxy } : {}),
+    ...(deps.tls ? { tls: deps.tls } : {}),
+    timeouts: { ...deps.connectionTimeouts },
+  });
+  registerAnswerGuards(app, { requireForwardedHttps: deps.requireForwardedHttps ?? false });
+  const outage = new StoreOutage({ probe: storeProbe([deps.store]), logger: deps.logger });
+  app.addHook('onClose', async () => outage.close());
+  registerErrorHandling(app, outage);
+  await app.register(ingestRoutes({ store: deps.store, clock: deps.clock, ...deps.ingest }), {
+    prefix: INGEST_PREFIX,
+  });
+  registerHealthRoutes(app, storeProbe([deps.store]), outage);
   return app;
 }
 

@@ -48,6 +48,14 @@ export interface Config {
   /** Prometheus metrics at /metrics on this port (off when unset), bound to METRICS_HOST. */
   readonly metricsPort?: number;
   readonly metricsHost: string;
+  /**
+   * The platform's ingest API (/ingest/v1) on a listener of its own, bound to INGEST_HOST, so that
+   * it can stay on a private network; on the main listener when unset.
+   */
+  readonly ingestPort?: number;
+  readonly ingestHost: string;
+  /** Ingest batches applied at once; one more is answered 429 (see docs/ingesting.md). */
+  readonly ingestMaxConcurrentBatches: number;
   /** Server processes on this machine (node:cluster); 1 runs in this process. */
   readonly workers: number;
   /** Event-loop delay (ms) past which data requests are shed with 503 and Retry-After. */
@@ -72,6 +80,8 @@ export interface Config {
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/hadir.sqlite';
+/** Ingest batches applied at once by default (see docs/performance.md, "Live ingestion"). */
+export const DEFAULT_INGEST_CONCURRENT_BATCHES = 4;
 
 /** In the environment of the one cluster worker that sends notifications on SQLite. */
 export const SENDS_NOTIFICATIONS = 'HADIR_SENDS_NOTIFICATIONS';
@@ -169,6 +179,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(env.DATABASE_READ_URL ? { databaseReadUrl: readReplicaUrl(env.DATABASE_READ_URL) } : {}),
     ...(env.METRICS_PORT ? { metricsPort: readInteger(env, 'METRICS_PORT', 0, 0, 65535) } : {}),
     metricsHost: env.METRICS_HOST || '127.0.0.1',
+    ...(env.INGEST_PORT ? { ingestPort: readInteger(env, 'INGEST_PORT', 0, 0, 65535) } : {}),
+    ingestHost: env.INGEST_HOST || '127.0.0.1',
+    ingestMaxConcurrentBatches: readInteger(
+      env,
+      'INGEST_MAX_CONCURRENT_BATCHES',
+      DEFAULT_INGEST_CONCURRENT_BATCHES,
+      1,
+      256,
+    ),
     workers,
     maxEventLoopDelayMs: readInteger(
       env,

@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'already_revealed'
   | 'not_revealable'
   | 'payload_too_large'
+  | 'unprocessable_entity'
   | 'unsupported_media_type'
   | 'headers_too_large'
   | 'rate_limited'
@@ -56,6 +57,8 @@ export function statusOf(code: ErrorCode): number {
       return 410;
     case 'payload_too_large':
       return 413;
+    case 'unprocessable_entity':
+      return 422;
     case 'unsupported_media_type':
       return 415;
     case 'headers_too_large':

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Server as HttpsServer } from 'node:https';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { AggregatorRegistry } from 'prom-client';
-import { buildApp } from './app.ts';
+import { buildApp, buildIngestApp } from './app.ts';
 import { holdsAnyCampaign } from './campaigns/campaigns.repository.ts';
 import { systemClock } from './clock.ts';
 import {
@@ -37,6 +37,8 @@ export interface RunningServer {
   url: string;
   /** Where Prometheus metrics are served, when METRICS_PORT is set (and not in a worker). */
   metricsUrl?: string;
+  /** Where the ingest API listens, when INGEST_PORT gives it a listener of its own. */
+  ingestUrl?: string;
   close(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   const metrics = new Metrics({ processMetrics: true });
   let listeningUrl = `http://${config.host}:${config.port}`;
+  const ingest = { maxConcurrentBatches: config.ingestMaxConcurrentBatches };
   const app = await buildApp({
     ...(readStore ? { readStore } : {}),
     ...(redis ? { redis } : {}),
@@ -105,8 +108,26 @@ export async function startServer(config: Config): Promise<RunningServer> {
       webhooksAllowPrivateNetworks: config.webhooksAllowPrivateNetworks,
       resolveWebhookHost: systemResolver,
     },
+    // Without a listener of its own, the platform's ingest API is on this one.
+    ...(config.ingestPort === undefined ? { ingest } : {}),
   });
   const address = await app.listen({ host: config.host, port: config.port });
+  const ingestApp =
+    config.ingestPort === undefined
+      ? undefined
+      : await buildIngestApp({
+          store,
+          clock: systemClock,
+          logger,
+          config,
+          ingest,
+          ...(tls ? { tls } : {}),
+          requireForwardedHttps: config.production && transport.kind === 'behind_proxy',
+        });
+  const ingestAddress = await ingestApp?.listen({
+    host: config.ingestHost,
+    port: config.ingestPort,
+  });
   const stopRetaining = retainDaily(
     store,
     systemClock,
@@ -163,11 +184,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
     store,
     url,
     ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
+    ...(ingestAddress ? { ingestUrl: ingestAddress.replace('[::1]', 'localhost') } : {}),
     close() {
       closing ??= (async () => {
         stopRetaining();
         await notifications?.stop();
         await metricsServer?.close();
+        await ingestApp?.close();
         await app.close();
         await store.close();
         await readStore?.close();

@@ -8,6 +8,7 @@ import type { CliIo, Command } from './command.ts';
 import { ACCOUNT_COMMANDS } from './commands/accounts.ts';
 import { BACKUP_COMMANDS } from './commands/backup.ts';
 import { IMPORT_COMMANDS } from './commands/import.ts';
+import { INGEST_TOKEN_COMMANDS } from './commands/ingest-tokens.ts';
 import { KEY_COMMANDS } from './commands/keys.ts';
 import { REMOVAL_COMMANDS } from './commands/removals.ts';
 import { SERVING_COMMANDS } from './commands/serving.ts';
@@ -23,6 +24,7 @@ export const COMMANDS: Record<string, Command> = {
   ...KEY_COMMANDS,
   ...REMOVAL_COMMANDS,
   ...WEBHOOK_COMMANDS,
+  ...INGEST_TOKEN_COMMANDS,
   ...BACKUP_COMMANDS,
 };
 

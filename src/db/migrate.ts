@@ -27,6 +27,7 @@ import * as deliveryWakeUps from './migrations/0010-delivery-wake-ups.ts';
 import * as forgetEmptiedAnswers from './migrations/0011-forget-emptied-answers.ts';
 import * as removalsLastStamp from './migrations/0012-removals-last-stamp.ts';
 import * as respondentVersions from './migrations/0013-respondent-versions.ts';
+import * as ingest from './migrations/0014-ingest.ts';
 import { unreachableReason } from './store-errors.ts';
 
 interface EngineMigration {
@@ -50,6 +51,7 @@ const MIGRATIONS = {
   '0011-forget-emptied-answers': forgetEmptiedAnswers,
   '0012-removals-last-stamp': removalsLastStamp,
   '0013-respondent-versions': respondentVersions,
+  '0014-ingest': ingest,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {

@@ -22,6 +22,8 @@ export interface Database {
   removals: RemovalsTable;
   removals_horizon: RemovalsHorizonTable;
   respondent_versions: RespondentVersionsTable;
+  ingest_tokens: IngestTokensTable;
+  ingest_batches: IngestBatchesTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -220,6 +222,27 @@ export interface RemovalsTable {
   respondent_id: string;
   /** When the removal was committed, as near as the service can tell (see removals.repository). */
   removed_at: number;
+}
+
+/** A credential of the platform that pushes records (see src/ingest). */
+export interface IngestTokensTable {
+  id: string;
+  name: string;
+  /** SHA-256 of the token: the token itself is shown once and never kept. */
+  token_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+  last_used_at: number | null;
+}
+
+/** A batch's answer, kept a day under its idempotency key, so a retry is answered again. */
+export interface IngestBatchesTable {
+  token_id: string;
+  idempotency_key: string;
+  body_hash: string;
+  /** The answer's JSON. */
+  answer: string;
+  created_at: number;
 }
 
 /** The newest version of each respondent its source has sent (see import's versions). */

@@ -21,7 +21,11 @@ export function registerAnswerGuards(
       throw new ApiError('bad_request', 'an HTTP/1.1 request needs a Host header');
     }
     // Never a redirect: by now the key or password has already crossed the network in the clear.
-    if (options.requireForwardedHttps && !overHttps && request.url.startsWith('/developer/')) {
+    if (
+      options.requireForwardedHttps &&
+      !overHttps &&
+      (request.url.startsWith('/developer/') || request.url.startsWith('/ingest/'))
+    ) {
       throw new ApiError(
         'https_required',
         'this service answers over HTTPS only: send the request to its https:// address, and treat any key or password already sent over plain HTTP as exposed',

@@ -10,9 +10,12 @@ export class Problems {
   private readonly shown: string[] = [];
   private total = 0;
 
+  /** `maxShown`: how many are spelled out (a batch of the ingest API names every one). */
+  constructor(private readonly maxShown = MAX_REPORTED_PROBLEMS) {}
+
   add(where: string, what: string): void {
     this.total += 1;
-    if (this.shown.length < MAX_REPORTED_PROBLEMS) this.shown.push(`${where}: ${what}`);
+    if (this.shown.length < this.maxShown) this.shown.push(`${where}: ${what}`);
   }
 
   /** Counts problems that are not spelled out (more records with a problem already shown). */

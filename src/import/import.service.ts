@@ -56,8 +56,15 @@ const PLACES_KEPT = 20;
  * transaction is rolled back. A respondent whose campaign is not yet known (it comes later in the
  * file) waits in memory until its campaign comes.
  */
+/** Who runs an import, for its audit line, and how many of its problems it spells out. */
+export interface ImportOptions {
+  actor?: string;
+  action?: string;
+  problemsShown?: number;
+}
+
 class ImportRun {
-  readonly problems = new Problems();
+  readonly problems: Problems;
   readonly dropped: DroppedValues = { ipAddress: 0, token: 0, guestToken: 0 };
   /** The file's campaigns by id: where each is and whether it is upserted or deleted. */
   private readonly campaigns = new Map<string, Pick<CampaignEntry, 'kind' | 'where'>>();
@@ -81,7 +88,10 @@ class ImportRun {
     private readonly clock: Clock,
     private readonly now: number,
     private readonly writer: RespondentWriter,
-  ) {}
+    private readonly options: ImportOptions,
+  ) {
+    this.problems = new Problems(options.problemsShown);
+  }
 
   /** An import begun in the transaction `db`. */
   static async begin(
@@ -89,9 +99,10 @@ class ImportRun {
     engine: Engine,
     clock: Clock,
     now: number,
+    options: ImportOptions,
   ): Promise<ImportRun> {
     await createNamedIds(db, engine);
-    return new ImportRun(db, engine, clock, now, await respondentWriter(db, engine));
+    return new ImportRun(db, engine, clock, now, await respondentWriter(db, engine), options);
   }
 
   async take(item: ImportItem): Promise<void> {
@@ -270,7 +281,15 @@ class ImportRun {
       stale: this.counts.stale,
       dropped: this.dropped,
     };
-    await recordAudit(this.db, { actor: 'operator', action: 'import', details: counts }, this.now);
+    await recordAudit(
+      this.db,
+      {
+        actor: this.options.actor ?? 'operator',
+        action: this.options.action ?? 'import',
+        details: counts,
+      },
+      this.now,
+    );
     return counts;
   }
 }
@@ -285,14 +304,27 @@ export async function importRecords(
   clock: Clock,
   batches: AsyncIterable<readonly ImportItem[]> | Iterable<readonly ImportItem[]>,
 ): Promise<ImportCounts> {
-  const now = clock.now();
-  return store.db.transaction().execute(async (trx) => {
-    const run = await ImportRun.begin(trx, store.engine, clock, now);
-    for await (const batch of batches) {
-      for (const item of batch) await run.take(item);
-    }
-    return run.finish();
-  });
+  return store.db
+    .transaction()
+    .execute((trx) => importWithin(trx, store.engine, clock, batches, {}));
+}
+
+/**
+ * The same import, in a transaction the caller holds (the ingest API writes its batch's answer
+ * in it too); a bad record throws before the caller commits anything.
+ */
+export async function importWithin(
+  trx: Kysely<Database>,
+  engine: Engine,
+  clock: Clock,
+  batches: AsyncIterable<readonly ImportItem[]> | Iterable<readonly ImportItem[]>,
+  options: ImportOptions,
+): Promise<ImportCounts> {
+  const run = await ImportRun.begin(trx, engine, clock, clock.now(), options);
+  for await (const batch of batches) {
+    for (const item of batch) await run.take(item);
+  }
+  return run.finish();
 }
 
 /** Imports a document already in memory: `{ "campaigns": [...], "respondents": [...] }`. */

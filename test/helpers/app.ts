@@ -113,6 +113,8 @@ export async function startTestApp(
     requireForwardedHttps?: boolean;
     speedupsOff?: SpeedupsOff;
     keyUsage?: KeyUsage;
+    /** The ingest API on this app, with its bound on batches at once. */
+    ingest?: { maxConcurrentBatches: number };
   } = {},
 ): Promise<TestApp> {
   const store =
@@ -155,6 +157,7 @@ export async function startTestApp(
     ...(redis ? { redis } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.keyUsage ? { keyUsage: options.keyUsage } : {}),
+    ...(options.ingest ? { ingest: options.ingest } : {}),
     ...(options.overloadSampleIntervalMs
       ? { overloadSampleIntervalMs: options.overloadSampleIntervalMs }
       : {}),

@@ -35,8 +35,12 @@ export const SERVING_COMMANDS: Record<string, Command> = {
       stopOnSignals(server);
       if (cluster.isWorker) return undefined;
       return {
-        json: { url: server.url, metricsUrl: server.metricsUrl ?? null },
-        text: `Hadir listening on ${server.url}${server.metricsUrl ? `; metrics on ${server.metricsUrl}` : ''}`,
+        json: {
+          url: server.url,
+          metricsUrl: server.metricsUrl ?? null,
+          ingestUrl: server.ingestUrl ?? null,
+        },
+        text: `Hadir listening on ${server.url}${server.metricsUrl ? `; metrics on ${server.metricsUrl}` : ''}${server.ingestUrl ? `; ingest on ${server.ingestUrl}` : ''}`,
       };
     },
   },

@@ -1,0 +1,160 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.ts';
+import type { Store } from '../db/store.ts';
+import { ApiError, DomainError } from '../errors.ts';
+import {
+  applyBatch,
+  type BatchAnswer,
+  isIdempotencyKey,
+  MAX_BATCH_BYTES,
+  MAX_BATCH_RECORDS,
+} from './ingest.service.ts';
+import { noteIngestTokenUsed } from './ingest-tokens.repository.ts';
+import { type IngestCaller, verifyIngestToken } from './ingest-tokens.service.ts';
+
+export const INGEST_PREFIX = '/ingest/v1';
+
+/** How often a token's last use is written: a steady stream of batches must not write it each time. */
+const LAST_USED_EVERY_MS = 60_000;
+
+export interface IngestSettings {
+  store: Store;
+  clock: Clock;
+  /** Batches applied at once; one more is answered 429 (see docs/ingesting.md). */
+  maxConcurrentBatches: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ingestCaller?: IngestCaller;
+  }
+}
+
+function refusal(caller: Exclude<IngestCaller, { kind: 'valid' }>): string {
+  switch (caller.kind) {
+    case 'missing':
+      return 'an ingest token is required: send Authorization: Bearer <token>';
+    case 'malformed':
+      return 'the ingest token is malformed: expected hadir_it_ followed by 64 lowercase hex characters';
+    case 'unknown':
+      return 'the ingest token is not known';
+    case 'revoked':
+      return 'the ingest token has been revoked';
+  }
+}
+
+/**
+ * The platform's way in (docs/ingesting.md): `POST /ingest/v1/batches`, a body of JSON Lines
+ * records applied all or nothing, once per Idempotency-Key. The token is checked before the body
+ * is read; the data API's keys and the portal's sessions are not tokens here, nor the other way.
+ * Not part of the partners' reference: its route is hidden from the OpenAPI description.
+ */
+export function ingestRoutes(settings: IngestSettings): FastifyPluginAsync {
+  return async (ingest) => {
+    let applying = 0;
+    ingest.addContentTypeParser(
+      'application/x-ndjson',
+      { parseAs: 'buffer', bodyLimit: MAX_BATCH_BYTES },
+      (_request, body, done) => done(null, body),
+    );
+    ingest.addHook('onRequest', async (request: FastifyRequest) => {
+      const caller = await verifyIngestToken(settings.store, request.headers.authorization);
+      if (caller.kind !== 'valid') {
+        throw new ApiError('unauthorized', refusal(caller), {
+          'www-authenticate': 'Bearer realm="hadir-ingest"',
+        });
+      }
+      request.ingestCaller = caller;
+    });
+    ingest.setErrorHandler((error, _request, reply) => {
+      if ((error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+        throw new ApiError(
+          'payload_too_large',
+          `a batch is at most ${MAX_BATCH_BYTES.toLocaleString('en')} bytes (5 MB): send fewer records per batch`,
+        );
+      }
+      void reply;
+      throw error;
+    });
+
+    ingest.post(
+      '/batches',
+      { schema: { hide: true }, bodyLimit: MAX_BATCH_BYTES },
+      async (request, reply) => {
+        const caller = request.ingestCaller;
+        if (caller?.kind !== 'valid')
+          throw new ApiError('unauthorized', refusal({ kind: 'missing' }));
+        if (!Buffer.isBuffer(request.body)) {
+          throw new ApiError(
+            'unsupported_media_type',
+            'a batch is JSON Lines: send Content-Type: application/x-ndjson',
+          );
+        }
+        const key = request.headers['idempotency-key'];
+        if (typeof key !== 'string' || !isIdempotencyKey(key)) {
+          throw new ApiError(
+            'invalid_parameter',
+            'the Idempotency-Key header is required: 1 to 255 visible ASCII characters, the same on every retry of a batch',
+          );
+        }
+        if (applying >= settings.maxConcurrentBatches) {
+          throw new ApiError(
+            'rate_limited',
+            `${settings.maxConcurrentBatches} batches are being applied: send this one again in a second`,
+            { 'retry-after': '1' },
+          );
+        }
+        applying += 1;
+        let outcome: Awaited<ReturnType<typeof applyBatch>>;
+        try {
+          outcome = await applyBatch(settings.store, settings.clock, {
+            tokenId: caller.token.id,
+            key,
+            body: request.body,
+          });
+        } catch (error) {
+          if (error instanceof DomainError && error.kind === 'invalid') {
+            throw new ApiError(
+              'unprocessable_entity',
+              error.message.replace('import rejected', 'batch refused'),
+            );
+          }
+          if (error instanceof DomainError) throw new ApiError('conflict', error.message);
+          throw error;
+        } finally {
+          applying -= 1;
+        }
+        await noteUse(settings, caller.token);
+        switch (outcome.kind) {
+          case 'applied':
+            return reply.code(200).send(outcome.answer satisfies BatchAnswer);
+          case 'replayed':
+            return reply
+              .code(200)
+              .header('idempotent-replayed', 'true')
+              .send(outcome.answer satisfies BatchAnswer);
+          case 'key_reused':
+            throw new ApiError(
+              'conflict',
+              'this Idempotency-Key was used in the last 24 hours for a batch with another body: give each batch a key of its own',
+            );
+          case 'too_many_records':
+            throw new ApiError(
+              'payload_too_large',
+              `a batch is at most ${MAX_BATCH_RECORDS.toLocaleString('en')} records, this one holds ${outcome.records.toLocaleString('en')}`,
+            );
+        }
+      },
+    );
+  };
+}
+
+/** Notes a token's use, at most once a minute; bookkeeping, so a failure is no batch's failure. */
+async function noteUse(
+  settings: IngestSettings,
+  token: { id: string; lastUsedAt: number | null },
+): Promise<void> {
+  const now = settings.clock.now();
+  if (token.lastUsedAt !== null && now - token.lastUsedAt < LAST_USED_EVERY_MS) return;
+  await noteIngestTokenUsed(settings.store.db, token.id, now).catch(() => {});
+}

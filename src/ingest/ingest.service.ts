@@ -1,0 +1,134 @@
+import { hash } from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import type { Store } from '../db/store.ts';
+import { DomainError } from '../errors.ts';
+import { importWithin } from '../import/import.service.ts';
+import { jsonLinesItems } from '../import/import-sources.ts';
+import { toIso } from '../instant.ts';
+import { claimBatchKey, findBatch, keepBatchAnswer } from './batches.repository.ts';
+
+/** At most this many records in one batch: one transaction, quick to apply and to retry. */
+export const MAX_BATCH_RECORDS = 1_000;
+/** At most this many bytes in one batch. */
+export const MAX_BATCH_BYTES = 5 * 1024 * 1024;
+/** How long a batch's answer is kept under its idempotency key. */
+export const IDEMPOTENCY_KEEP_MS = 24 * 3_600_000;
+
+/** 1 to 255 visible ASCII characters, as Stripe's Idempotency-Key takes them. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+export function isIdempotencyKey(value: string): boolean {
+  return IDEMPOTENCY_KEY.test(value);
+}
+
+/** What a batch did: records written by kind, records skipped as stale, and when it committed. */
+export interface BatchAnswer {
+  applied: { campaigns: number; respondents: number; deletions: number };
+  stale: number;
+  committedAt: string;
+}
+
+/** How a batch ended. */
+export type BatchOutcome =
+  | { kind: 'applied'; answer: BatchAnswer }
+  /** The same key and body came before: its answer, and nothing applied again. */
+  | { kind: 'replayed'; answer: BatchAnswer }
+  /** The same key came before with another body. */
+  | { kind: 'key_reused' }
+  | { kind: 'too_many_records'; records: number };
+
+/** How many records a JSON Lines body holds (its lines that are not blank). */
+function recordCount(body: Buffer): number {
+  let count = 0;
+  let blank = true;
+  for (const byte of body) {
+    if (byte === 0x0a) {
+      if (!blank) count += 1;
+      blank = true;
+    } else if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) {
+      blank = false;
+    }
+  }
+  return blank ? count : count + 1;
+}
+
+async function* chunksOf(body: Buffer): AsyncGenerator<Uint8Array> {
+  yield body;
+}
+
+/**
+ * Applies one batch of JSON Lines records (the import's records, checked by the import's code)
+ * in one transaction, all or nothing: a bad record throws a DomainError naming every bad line,
+ * and nothing is written. Its answer is kept under `key` in the same transaction, so a batch sent
+ * again (a retry, a relay that died before it could note the answer) is answered again and
+ * applied once.
+ */
+export async function applyBatch(
+  store: Store,
+  clock: Clock,
+  batch: { tokenId: string; key: string; body: Buffer },
+): Promise<BatchOutcome> {
+  const bodyHash = hash('sha256', batch.body, 'hex');
+  const earlier = await answeredBefore(store, clock, batch, bodyHash);
+  if (earlier) return earlier;
+  const records = recordCount(batch.body);
+  if (records > MAX_BATCH_RECORDS) return { kind: 'too_many_records', records };
+  const answer = await store.db.transaction().execute(async (trx) => {
+    const now = clock.now();
+    const claimed = await claimBatchKey(trx, {
+      tokenId: batch.tokenId,
+      key: batch.key,
+      bodyHash,
+      now,
+      since: now - IDEMPOTENCY_KEEP_MS,
+    });
+    // Another request with the same key committed while this one waited: that one answers.
+    if (!claimed) return undefined;
+    const counts = await importWithin(
+      trx,
+      store.engine,
+      clock,
+      jsonLinesItems(chunksOf(batch.body)),
+      {
+        actor: `ingest:${batch.tokenId}`,
+        action: 'ingest.batch',
+        problemsShown: MAX_BATCH_RECORDS,
+      },
+    );
+    const answer: BatchAnswer = {
+      applied: {
+        campaigns: counts.campaigns.upserted + counts.campaigns.deleted,
+        respondents: counts.respondents.upserted,
+        deletions: counts.respondents.deleted,
+      },
+      stale: counts.stale,
+      committedAt: toIso(clock.now()),
+    };
+    await keepBatchAnswer(trx, batch.tokenId, batch.key, JSON.stringify(answer));
+    return answer;
+  });
+  if (answer) return { kind: 'applied', answer };
+  const other = await answeredBefore(store, clock, batch, bodyHash);
+  if (other) return other;
+  throw new DomainError(
+    'conflict',
+    'a batch with this Idempotency-Key was being applied; send it again',
+  );
+}
+
+async function answeredBefore(
+  store: Store,
+  clock: Clock,
+  batch: { tokenId: string; key: string },
+  bodyHash: string,
+): Promise<BatchOutcome | undefined> {
+  const kept = await findBatch(
+    store.db,
+    batch.tokenId,
+    batch.key,
+    clock.now() - IDEMPOTENCY_KEEP_MS,
+  );
+  if (!kept) return undefined;
+  if (kept.bodyHash !== bodyHash) return { kind: 'key_reused' };
+  return { kind: 'replayed', answer: JSON.parse(kept.answer) as BatchAnswer };
+}
