@@ -28,6 +28,7 @@ import * as forgetEmptiedAnswers from './migrations/0011-forget-emptied-answers.
 import * as removalsLastStamp from './migrations/0012-removals-last-stamp.ts';
 import * as respondentVersions from './migrations/0013-respondent-versions.ts';
 import * as ingest from './migrations/0014-ingest.ts';
+import * as changeWindows from './migrations/0015-change-windows.ts';
 import { unreachableReason } from './store-errors.ts';
 
 interface EngineMigration {
@@ -52,6 +53,7 @@ const MIGRATIONS = {
   '0012-removals-last-stamp': removalsLastStamp,
   '0013-respondent-versions': respondentVersions,
   '0014-ingest': ingest,
+  '0015-change-windows': changeWindows,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {

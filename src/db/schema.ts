@@ -24,6 +24,7 @@ export interface Database {
   respondent_versions: RespondentVersionsTable;
   ingest_tokens: IngestTokensTable;
   ingest_batches: IngestBatchesTable;
+  change_windows: ChangeWindowsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_events: WebhookEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -222,6 +223,13 @@ export interface RemovalsTable {
   respondent_id: string;
   /** When the removal was committed, as near as the service can tell (see removals.repository). */
   removed_at: number;
+}
+
+/** When a campaign's next respondents.changed may go, and the event waiting to go then. */
+export interface ChangeWindowsTable {
+  campaign_id: string;
+  next_at: number;
+  pending_event_id: number | null;
 }
 
 /** A credential of the platform that pushes records (see src/ingest). */

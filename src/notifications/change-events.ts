@@ -7,7 +7,7 @@ import {
   type NewEvent,
   REMOVED_CHUNK_IDS,
 } from './events.ts';
-import { campaignHasListeners, recordEvents } from './outbox.repository.ts';
+import { campaignHasListeners, recordChange, recordEvents } from './outbox.repository.ts';
 
 /**
  * What one transaction changed, gathered as it goes, for the events its commit sends: rows
@@ -66,22 +66,27 @@ export class ChangeSet {
       if (this.deleted.has(campaignId)) continue;
       events.push({ type: 'campaign.updated', data: { campaignId, changed: [...changes].sort() } });
     }
+    await recordEvents(db, events, now);
     const touched = new Set([...this.written.keys(), ...removedCounts.keys()]);
     for (const campaignId of touched) {
       if (this.deleted.has(campaignId)) continue;
       const written = this.written.get(campaignId);
-      events.push({
-        type: 'respondents.changed',
-        data: {
-          campaignId,
-          changed: written?.rows ?? 0,
-          removed: removedCounts.get(campaignId) ?? 0,
-          // Strictly before the earliest row written: `since` is exclusive.
-          since: new Date((written?.earliest ?? now) - 1).toISOString(),
+      // A steady stream of commits is told of about once per window (see recordChange).
+      await recordChange(
+        db,
+        {
+          type: 'respondents.changed',
+          data: {
+            campaignId,
+            changed: written?.rows ?? 0,
+            removed: removedCounts.get(campaignId) ?? 0,
+            // Strictly before the earliest row written: `since` is exclusive.
+            since: new Date((written?.earliest ?? now) - 1).toISOString(),
+          },
         },
-      });
+        now,
+      );
     }
-    await recordEvents(db, events, now);
     if (removalStamp === undefined) return;
     for (const campaignId of removedCounts.keys()) {
       if (this.deleted.has(campaignId)) continue;

@@ -37,6 +37,17 @@ export function findDue(
   return selectDue(store, now, limit, listParameter(store, busy));
 }
 
+/** When the next delivery not yet due comes due (a notification waiting for its window). */
+export async function findNextDue(store: Store, now: number): Promise<number | undefined> {
+  const row = await store.db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.min('next_attempt_at').as('next'))
+    .where('state', '=', 'pending')
+    .where('next_attempt_at', '>', now)
+    .executeTakeFirst();
+  return row?.next === null || row?.next === undefined ? undefined : Number(row.next);
+}
+
 /**
  * Claims deliveries for one attempt: each counts the attempt and moves its due time past the
  * lease, so no other worker takes it while it is sent, and a crash frees it when the lease ends.

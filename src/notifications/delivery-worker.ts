@@ -6,6 +6,7 @@ import {
   type DeliveryToSend,
   disableEndpoint,
   findDue,
+  findNextDue,
   noteEndpointFailure,
   noteEndpointSuccess,
   readableNow,
@@ -118,13 +119,20 @@ export class DeliveryWorker {
     this.timerDue = due;
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.fill().then(
-        (started) => this.schedule(started > 0 ? this.pollIntervalMs / 5 : this.pollIntervalMs),
-        (error) => {
+      this.fill()
+        .then(async (started) => {
+          if (started > 0) return this.schedule(this.pollIntervalMs / 5);
+          this.schedule(this.pollIntervalMs);
+          // A notification waiting for its window (see recordChange) goes when it comes due, not
+          // at the next look after it.
+          const { store, clock } = this.options;
+          const next = await findNextDue(store, clock.now());
+          if (next !== undefined) this.schedule(Math.max(0, next - clock.now()));
+        })
+        .catch((error) => {
           this.options.onError?.(error);
           this.schedule(this.pollIntervalMs * 4);
-        },
-      );
+        });
     }, delayMs);
     this.timer.unref();
   }

@@ -19,7 +19,7 @@ import {
   TestEventTooSoon,
 } from '../../src/notifications/endpoints.service.ts';
 import { noticeExpiringKeys } from '../../src/notifications/housekeeping.ts';
-import { recordEvents } from '../../src/notifications/outbox.repository.ts';
+import { CHANGE_WINDOW_MS, recordEvents } from '../../src/notifications/outbox.repository.ts';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/notifications/retry-schedule.ts';
 import { webhookSealKey } from '../../src/notifications/signing.ts';
 import { deliveryWakeUps } from '../../src/notifications/wake-ups.ts';
@@ -129,6 +129,8 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
   afterEach(() => {
     w.receiver.received.length = 0;
     w.receiver.answer = () => 204;
+    // Each test starts after a quiet spell: its first change is told of at once.
+    w.clock.advance(CHANGE_WINDOW_MS);
   });
 
   it('sends a signed respondents.changed for an import, with counts and no answer', async () => {
@@ -482,6 +484,56 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
     } finally {
       for (const endpoint of others) await removeEndpoint(w.settings, endpoint.id);
     }
+  });
+
+  it('tells of a steady stream of commits about once a second per campaign, and of every removal', async () => {
+    // What the test's own endpoint was told (others of this key hear the same).
+    const told = (type: string) =>
+      w.receiver.received
+        .filter((got) => got.path === new URL(w.endpoint.url).pathname)
+        .map((got) => JSON.parse(got.body))
+        .filter((event) => event.type === type);
+    const changed = () => told('respondents.changed');
+    // After a quiet spell, with whatever earlier tests left waiting sent.
+    w.clock.advance(2 * CHANGE_WINDOW_MS);
+    await w.worker.runOnce();
+    w.receiver.received.length = 0;
+    // Ten commits 100 ms apart: the first is told at once, the other nine wait for the window.
+    for (let n = 0; n < 10; n++) {
+      await importDocument(w.store, w.clock, {
+        respondents: [
+          { ...respondent(`s${n}`, 20 + n), campaignId: 'nikah' },
+          ...(n === 5 ? [{ id: 's0', deleted: true }] : []),
+        ],
+      });
+      await w.worker.runOnce();
+      w.clock.advance(100);
+    }
+    expect(changed().map((event) => event.data.changed)).toEqual([1]);
+    // Removals are never held back, nor merged away.
+    expect(told('respondents.removed')).toHaveLength(1);
+    // Now the window's end: the waiting one goes.
+    await w.worker.runOnce();
+    expect(changed().map((event) => event.data)).toEqual([
+      expect.objectContaining({ changed: 1, removed: 0 }),
+      {
+        campaignId: 'nikah',
+        changed: 9,
+        removed: 1,
+        // The earliest of the nine: every row they wrote is after it.
+        since: new Date(Date.UTC(2026, 10, 1, 0, 21) - 1).toISOString(),
+      },
+    ]);
+    // Once that one is sent, the next commit waits for the window after it, in an event of its own.
+    w.clock.advance(100);
+    await importDocument(w.store, w.clock, {
+      respondents: [{ ...respondent('s10', 40), campaignId: 'nikah' }],
+    });
+    await w.worker.runOnce();
+    expect(changed()).toHaveLength(2);
+    w.clock.advance(CHANGE_WINDOW_MS);
+    await w.worker.runOnce();
+    expect(changed().map((event) => event.data.changed)).toEqual([1, 9, 1]);
   });
 
   it('lets a holder send one test event per endpoint every 10 seconds', async () => {
