@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+
+/** What Hadir answered a batch with (see docs/ingesting.md). */
+export interface BatchAnswer {
+  applied: { campaigns: number; respondents: number; deletions: number };
+  stale: number;
+  committedAt: string;
+}
+
+/** How sending a batch ended, once retries are spent or not needed. */
+export type SendResult =
+  | { kind: 'applied'; answer: BatchAnswer; replayed: boolean }
+  /** 422: bad records, each named by its line (1-based) in `lines`; nothing was written. */
+  | { kind: 'refused'; message: string; lines: number[] }
+  /** Any other answer that retrying cannot mend (401, 409, 413, …). */
+  | { kind: 'failed'; status: number; message: string };
+
+export interface IngestClientOptions {
+  /** Where Hadir's ingest API is: https://hadir.example.com (or its INGEST_PORT listener). */
+  baseUrl: string;
+  /** An ingest token (hadir_it_…), never an API key. */
+  token: string;
+  fetch?: typeof fetch;
+  sleep?: (ms: number) => Promise<void>;
+  /** Tries of one batch while Hadir answers 429 or 503 or cannot be reached; then it throws. */
+  maxTries?: number;
+  /** Told of each wait, with its reason. */
+  onRetry?: (event: { waitMs: number; reason: string }) => void;
+}
+
+/** The Idempotency-Key of a batch of outbox rows: the same rows give the same key, on any relay. */
+export function batchKey(rowIds: ReadonlyArray<string | number>): string {
+  return `rows-${createHash('sha256').update(rowIds.join(',')).digest('hex')}`;
+}
+
+/** The lines a 422 names (`line 12 (id r5): …`), 1-based. */
+function linesOf(message: string): number[] {
+  return [...new Set([...message.matchAll(/\bline (\d+)\b/g)].map((match) => Number(match[1])))];
+}
+
+/**
+ * Sends batches of JSON Lines records to Hadir's ingest API, for a platform that calls Hadir
+ * from its own code. A batch is retried, with the same Idempotency-Key, on 429 and 503 (after
+ * Retry-After) and on network errors (backing off): Hadir applies it once however often it
+ * arrives.
+ */
+export class IngestClient {
+  readonly #options: Required<Omit<IngestClientOptions, 'onRetry'>> &
+    Pick<IngestClientOptions, 'onRetry'>;
+
+  constructor(options: IngestClientOptions) {
+    this.#options = {
+      fetch: globalThis.fetch,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      maxTries: 8,
+      ...options,
+      baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    };
+  }
+
+  async send(records: readonly unknown[], idempotencyKey: string): Promise<SendResult> {
+    const body = `${records.map((record) => JSON.stringify(record)).join('\n')}\n`;
+    const { fetch, sleep, maxTries, onRetry } = this.#options;
+    for (let attempt = 1; ; attempt++) {
+      let response: Response;
+      try {
+        response = await fetch(`${this.#options.baseUrl}/ingest/v1/batches`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${this.#options.token}`,
+            'content-type': 'application/x-ndjson',
+            'idempotency-key': idempotencyKey,
+          },
+          body,
+        });
+      } catch (error) {
+        if (attempt >= maxTries) throw error;
+        const waitMs = Math.min(30_000, 250 * 2 ** (attempt - 1));
+        onRetry?.({ waitMs, reason: `cannot reach Hadir: ${(error as Error).message}` });
+        await sleep(waitMs);
+        continue;
+      }
+      const text = await response.text();
+      if (response.status === 200) {
+        return {
+          kind: 'applied',
+          answer: JSON.parse(text) as BatchAnswer,
+          replayed: response.headers.get('idempotent-replayed') === 'true',
+        };
+      }
+      const message = messageOf(text) ?? `HTTP ${response.status}`;
+      if ((response.status === 429 || response.status === 503) && attempt < maxTries) {
+        const retryAfter = Number(response.headers.get('retry-after'));
+        const waitMs = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 1_000;
+        onRetry?.({ waitMs, reason: `Hadir answered ${response.status}: ${message}` });
+        await sleep(waitMs);
+        continue;
+      }
+      if (response.status === 422) return { kind: 'refused', message, lines: linesOf(message) };
+      return { kind: 'failed', status: response.status, message };
+    }
+  }
+}
+
+function messageOf(text: string): string | undefined {
+  try {
+    const body = JSON.parse(text) as { error?: { message?: unknown } };
+    return typeof body.error?.message === 'string' ? body.error.message : undefined;
+  } catch {
+    return undefined;
+  }
+}

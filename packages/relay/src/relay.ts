@@ -1,0 +1,163 @@
+import pg from 'pg';
+import { batchKey, type IngestClient } from './ingest-client.ts';
+
+export interface RelayOptions {
+  /** The platform's PostgreSQL, where the outbox table is. */
+  sourceUrl: string;
+  /** The outbox: `id bigserial`, `record jsonb`, `created_at` (see docs/ingesting.md). */
+  table: string;
+  /** Where records Hadir refused go, with why (same columns and `problem`, `rejected_at`). */
+  rejectedTable: string;
+  /** Rows per batch (Hadir takes at most 1,000). */
+  batchSize: number;
+  /** How often the outbox is looked at when no NOTIFY on channel `table` woke the relay. */
+  pollMs: number;
+}
+
+/** What one pass over the outbox did. */
+export interface Drained {
+  /** Rows sent and deleted. */
+  sent: number;
+  /** Whether Hadir had applied the batch before (a relay died between its answer and the delete). */
+  replayed: boolean;
+  /** Rows Hadir refused, moved to the rejected table. */
+  rejected: number;
+}
+
+/** An answer the relay cannot mend by sending again: a revoked token, a batch too large, … */
+export class RelayStopped extends Error {}
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/;
+
+function checkedName(name: string): string {
+  if (!IDENTIFIER.test(name)) {
+    throw new RelayStopped(`'${name}' is not a table name (lowercase letters, digits and _)`);
+  }
+  return name;
+}
+
+/**
+ * Takes the oldest rows of the outbox that no other relay holds (FOR UPDATE SKIP LOCKED), sends
+ * them as one batch under a key made of their ids, and deletes them in the same transaction once
+ * Hadir answered 200. Should the relay die before that commit, the rows are taken again and sent
+ * again under the same key, and Hadir answers its first answer without applying them twice.
+ * Records Hadir refuses (422, named by line) move to the rejected table, and the rest go again.
+ */
+export async function drainOnce(
+  pool: pg.Pool,
+  client: IngestClient,
+  options: Pick<RelayOptions, 'table' | 'rejectedTable' | 'batchSize'>,
+): Promise<Drained> {
+  const table = checkedName(options.table);
+  const rejectedTable = checkedName(options.rejectedTable);
+  const db = await pool.connect();
+  try {
+    await db.query('BEGIN');
+    const { rows } = await db.query<{ id: string; record: unknown; created_at: Date }>(
+      `SELECT id::text AS id, record, created_at FROM ${table} ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [options.batchSize],
+    );
+    let pending = rows;
+    let rejected = 0;
+    let replayed = false;
+    while (pending.length > 0) {
+      const result = await client.send(
+        pending.map((row) => row.record),
+        batchKey(pending.map((row) => row.id)),
+      );
+      if (result.kind === 'applied') {
+        replayed = result.replayed;
+        break;
+      }
+      if (result.kind === 'failed') {
+        throw new RelayStopped(`Hadir answered ${result.status}: ${result.message}`);
+      }
+      const bad = new Set(result.lines.map((line) => pending[line - 1]?.id));
+      const refused = bad.size > 0 ? pending.filter((row) => bad.has(row.id)) : pending;
+      for (const row of refused) {
+        await db.query(
+          `INSERT INTO ${rejectedTable} (id, record, created_at, problem) VALUES ($1, $2, $3, $4)`,
+          [row.id, JSON.stringify(row.record), row.created_at, result.message],
+        );
+      }
+      await db.query(`DELETE FROM ${table} WHERE id = ANY($1::bigint[])`, [
+        refused.map((row) => row.id),
+      ]);
+      rejected += refused.length;
+      pending = pending.filter((row) => !refused.includes(row));
+    }
+    if (pending.length > 0) {
+      await db.query(`DELETE FROM ${table} WHERE id = ANY($1::bigint[])`, [
+        pending.map((row) => row.id),
+      ]);
+    }
+    await db.query('COMMIT');
+    return { sent: pending.length, replayed, rejected };
+  } catch (error) {
+    await db.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    db.release();
+  }
+}
+
+/**
+ * Drains the outbox until `signal` aborts: a batch after another while there are rows, then a
+ * wait for the next NOTIFY on the table's channel or `pollMs`. Errors that a retry may mend
+ * (Hadir or the source unreachable) are told and waited out; RelayStopped ends the relay.
+ */
+export async function runRelay(
+  client: IngestClient,
+  options: RelayOptions,
+  signal: AbortSignal,
+  log: (line: string) => void,
+): Promise<void> {
+  const pool = new pg.Pool({ connectionString: options.sourceUrl, max: 2 });
+  pool.on('error', (error) => log(`the source database connection failed: ${error.message}`));
+  let wake: (() => void) | undefined;
+  const listener = new pg.Client({ connectionString: options.sourceUrl });
+  listener.on('notification', () => wake?.());
+  listener.on('error', (error) => log(`listening for NOTIFY failed: ${error.message}`));
+  const listening = listener
+    .connect()
+    .then(() => listener.query(`LISTEN ${checkedName(options.table)}`))
+    .catch((error: Error) => log(`not woken by NOTIFY (polling only): ${error.message}`));
+  const rest = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      wake = done;
+      signal.addEventListener('abort', done, { once: true });
+    });
+  try {
+    await listening;
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        const drained = await drainOnce(pool, client, options);
+        failures = 0;
+        if (drained.sent + drained.rejected > 0) {
+          log(
+            `sent ${drained.sent} record${drained.sent === 1 ? '' : 's'}${drained.replayed ? ' (Hadir had them: a replay)' : ''}${drained.rejected > 0 ? `; ${drained.rejected} refused, moved to ${options.rejectedTable}` : ''}`,
+          );
+          continue;
+        }
+        await rest(options.pollMs);
+      } catch (error) {
+        if (error instanceof RelayStopped) throw error;
+        failures += 1;
+        const waitMs = Math.min(30_000, 500 * 2 ** Math.min(failures, 6));
+        log(`${(error as Error).message}; trying again in ${Math.round(waitMs / 1000)} s`);
+        await rest(waitMs);
+      }
+    }
+  } finally {
+    await listener.end().catch(() => {});
+    await pool.end();
+  }
+}

@@ -1,0 +1,148 @@
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { drainOnce, IngestClient, runRelay } from '../../packages/relay/src/index.ts';
+import { createIngestToken } from '../../src/ingest/ingest-tokens.service.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { seedCampaign } from '../helpers/factories.ts';
+import { createEmptyPostgresUrl, ENGINES } from '../helpers/stores.ts';
+import { until } from '../helpers/until.ts';
+
+/** The outbox and its rejected table, as docs/ingesting.md has the platform make them. */
+const OUTBOX = `
+  CREATE TABLE hadir_outbox (
+    id bigserial PRIMARY KEY,
+    record jsonb NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+  );
+  CREATE TABLE hadir_outbox_rejected (
+    id bigint PRIMARY KEY,
+    record jsonb NOT NULL,
+    created_at timestamptz NOT NULL,
+    problem text NOT NULL,
+    rejected_at timestamptz NOT NULL DEFAULT now()
+  );`;
+
+const OPTIONS = { table: 'hadir_outbox', rejectedTable: 'hadir_outbox_rejected', batchSize: 100 };
+
+const change = (n: number, version: number, nama = `Tamu ${n} v${version}`) => ({
+  type: 'respondent',
+  id: `p${n}`,
+  campaignId: 'platform',
+  submittedAt: new Date(Date.UTC(2026, 10, 1) + version * 1000).toISOString(),
+  attendanceStatus: 'YES',
+  answers: { nama },
+  version,
+});
+
+describe.each(ENGINES)('hadir-relay from a PostgreSQL outbox into Hadir on %s', (engine) => {
+  let t: TestApp;
+  let source: pg.Pool;
+  let baseUrl: string;
+  let token: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(engine, { ingest: { maxConcurrentBatches: 4 } });
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    await seedCampaign(t.store, t.clock, {
+      id: 'platform',
+      fields: [{ key: 'nama', type: 'TEXT' }],
+    });
+    token = (await createIngestToken(t.store, t.clock, 'relay', 'operator')).token;
+    source = new pg.Pool({ connectionString: await createEmptyPostgresUrl(), max: 4 });
+    await source.query(OUTBOX);
+  });
+  afterAll(async () => {
+    await source.end();
+    await t.close();
+  });
+
+  const enqueue = async (records: unknown[]) => {
+    for (const record of records) {
+      await source.query('INSERT INTO hadir_outbox (record) VALUES ($1)', [JSON.stringify(record)]);
+    }
+  };
+  const left = async () =>
+    Number((await source.query('SELECT count(*) AS n FROM hadir_outbox')).rows[0].n);
+  const names = async () => {
+    const rows = await t.store.db
+      .selectFrom('respondents')
+      .select(['id', 'answers'])
+      .where('campaign_id', '=', 'platform')
+      .execute();
+    return new Map(rows.map((row) => [row.id, JSON.parse(row.answers).nama as string]));
+  };
+  const batchesApplied = async () =>
+    (
+      await t.store.db
+        .selectFrom('audit_log')
+        .select('id')
+        .where('action', '=', 'ingest.batch')
+        .execute()
+    ).length;
+
+  it('sends every row once, even when it dies after Hadir answered and before its delete', async () => {
+    await enqueue(Array.from({ length: 250 }, (_, n) => change(n, 1)));
+    let calls = 0;
+    const dying = new IngestClient({
+      baseUrl,
+      token,
+      // The second batch reaches Hadir and is applied; the relay dies before it hears the answer.
+      fetch: async (input, init) => {
+        const answer = await fetch(input, init);
+        if (++calls === 2) throw new TypeError('fetch failed: the relay was killed');
+        return answer;
+      },
+      maxTries: 1,
+    });
+    expect((await drainOnce(source, dying, OPTIONS)).sent).toBe(100);
+    await expect(drainOnce(source, dying, OPTIONS)).rejects.toThrow('the relay was killed');
+    expect(await left()).toBe(150);
+    const before = await batchesApplied();
+    const healthy = new IngestClient({ baseUrl, token });
+    const again = await drainOnce(source, healthy, OPTIONS);
+    expect(again).toEqual({ sent: 100, replayed: true, rejected: 0 });
+    expect(await batchesApplied()).toBe(before);
+    expect((await drainOnce(source, healthy, OPTIONS)).sent).toBe(50);
+    expect(await left()).toBe(0);
+    const stored = await names();
+    expect(stored.size).toBe(250);
+    expect(stored.get('p249')).toBe('Tamu 249 v1');
+  });
+
+  it('moves a record Hadir refuses to the rejected table, with why, and sends the rest', async () => {
+    await enqueue([change(300, 1), { type: 'respondent', id: 'p301', campaignId: 'platform' }]);
+    const drained = await drainOnce(source, new IngestClient({ baseUrl, token }), OPTIONS);
+    expect(drained).toEqual({ sent: 1, replayed: false, rejected: 1 });
+    const { rows } = await source.query('SELECT record, problem FROM hadir_outbox_rejected');
+    expect(rows).toHaveLength(1);
+    expect(rows[0].record.id).toBe('p301');
+    expect(rows[0].problem).toMatch(/line 2 \(id p301\)/);
+    expect((await names()).get('p300')).toBe('Tamu 300 v1');
+  });
+
+  it('runs as several relays at once: nothing lost, none applied twice, and the newest version wins', async () => {
+    // Edits of the same guests spread over many batches: versions keep the newest.
+    await enqueue(Array.from({ length: 600 }, (_, n) => change(n % 200, 2 + Math.floor(n / 200))));
+    const stop = new AbortController();
+    const relays = [0, 1, 2].map(() =>
+      runRelay(
+        new IngestClient({ baseUrl, token }),
+        { ...OPTIONS, sourceUrl: source.options.connectionString as string, pollMs: 20 },
+        stop.signal,
+        () => {},
+      ),
+    );
+    try {
+      await until(async () => (await left()) === 0, 'the outbox to drain');
+    } finally {
+      stop.abort();
+      await Promise.all(relays);
+    }
+    const stored = await names();
+    for (let n = 0; n < 200; n++) expect(stored.get(`p${n}`)).toBe(`Tamu ${n} v4`);
+    const kept = await t.store.db.selectFrom('ingest_batches').select('token_id').execute();
+    expect(await batchesApplied()).toBe(kept.length);
+  });
+});
