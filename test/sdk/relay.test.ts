@@ -111,6 +111,31 @@ describe.each(ENGINES)('hadir-relay from a PostgreSQL outbox into Hadir on %s', 
     expect(stored.get('p249')).toBe('Tamu 249 v1');
   });
 
+  it('sends the newest change of each RSVP among the rows it holds, and deletes them all', async () => {
+    await enqueue([
+      change(400, 1),
+      change(401, 1),
+      change(400, 2),
+      { type: 'deletion', respondentId: 'p401', version: 2 },
+      change(400, 3),
+    ]);
+    const drained = await drainOnce(source, new IngestClient({ baseUrl, token }), OPTIONS);
+    expect(drained).toEqual({ sent: 5, replayed: false, rejected: 0 });
+    const stored = await names();
+    expect(stored.get('p400')).toBe('Tamu 400 v3');
+    expect(stored.has('p401')).toBe(false);
+    expect(await left()).toBe(0);
+  });
+
+  it('takes the outbox in the order of its ids, past a power of ten', async () => {
+    // An edit at row 99 and the deletion of the same RSVP at row 100: the deletion is the last.
+    await source.query("SELECT setval('hadir_outbox_id_seq', 98)");
+    await enqueue([change(500, 5), { type: 'deletion', respondentId: 'p500', version: 6 }]);
+    const drained = await drainOnce(source, new IngestClient({ baseUrl, token }), OPTIONS);
+    expect(drained.sent).toBe(2);
+    expect((await names()).has('p500')).toBe(false);
+  });
+
   it('moves a record Hadir refuses to the rejected table, with why, and sends the rest', async () => {
     await enqueue([change(300, 1), { type: 'respondent', id: 'p301', campaignId: 'platform' }]);
     const drained = await drainOnce(source, new IngestClient({ baseUrl, token }), OPTIONS);

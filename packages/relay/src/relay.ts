@@ -24,6 +24,40 @@ export interface Drained {
   rejected: number;
 }
 
+/** Which row of Hadir a record writes: a batch names each once (the import's rule). */
+function targetOf(record: unknown): string {
+  const fields = (record ?? {}) as Record<string, unknown>;
+  if (fields.type === 'deletion') {
+    return fields.respondentId !== undefined
+      ? `respondent:${String(fields.respondentId)}`
+      : `campaign:${String(fields.campaignId)}`;
+  }
+  return `${String(fields.type)}:${String(fields.id)}`;
+}
+
+/**
+ * The rows' records, the newest change of each row of Hadir alone, in the order of the outbox:
+ * an edit and a deletion of one RSVP in the same batch are its last state. Each record keeps the
+ * ids of the outbox rows it stands for.
+ */
+function newestOfEach(
+  rows: ReadonlyArray<{ id: string; record: unknown }>,
+): Array<{ record: unknown; rowIds: string[] }> {
+  const last = new Map<string, number>();
+  const covered = new Map<string, string[]>();
+  rows.forEach((row, index) => {
+    const target = targetOf(row.record);
+    last.set(target, index);
+    covered.set(target, [...(covered.get(target) ?? []), row.id]);
+  });
+  return rows.flatMap((row, index) => {
+    const target = targetOf(row.record);
+    return last.get(target) === index
+      ? [{ record: row.record, rowIds: covered.get(target) ?? [] }]
+      : [];
+  });
+}
+
 /** An answer the relay cannot mend by sending again: a revoked token, a batch too large, … */
 export class RelayStopped extends Error {}
 
@@ -38,9 +72,10 @@ function checkedName(name: string): string {
 
 /**
  * Takes the oldest rows of the outbox that no other relay holds (FOR UPDATE SKIP LOCKED), sends
- * them as one batch under a key made of their ids, and deletes them in the same transaction once
- * Hadir answered 200. Should the relay die before that commit, the rows are taken again and sent
- * again under the same key, and Hadir answers its first answer without applying them twice.
+ * them (the newest change of each RSVP among them) as one batch under a key made of their ids,
+ * and deletes them in the same transaction once Hadir answered 200. Should the relay die before
+ * that commit, the rows are taken again and sent again under the same key, and Hadir answers its
+ * first answer without applying them twice.
  * Records Hadir refuses (422, named by line) move to the rejected table, and the rest go again.
  */
 export async function drainOnce(
@@ -54,15 +89,18 @@ export async function drainOnce(
   try {
     await db.query('BEGIN');
     const { rows } = await db.query<{ id: string; record: unknown; created_at: Date }>(
-      `SELECT id::text AS id, record, created_at FROM ${table} ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      // Ordered by the bigint column itself: its text, which the relay reads, sorts "10" before "9".
+      `SELECT o.id::text AS id, o.record, o.created_at FROM ${table} AS o
+       ORDER BY o.id LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [options.batchSize],
     );
     let pending = rows;
     let rejected = 0;
     let replayed = false;
     while (pending.length > 0) {
+      const groups = newestOfEach(pending);
       const result = await client.send(
-        pending.map((row) => row.record),
+        groups.map((group) => group.record),
         batchKey(pending.map((row) => row.id)),
       );
       if (result.kind === 'applied') {
@@ -72,7 +110,8 @@ export async function drainOnce(
       if (result.kind === 'failed') {
         throw new RelayStopped(`Hadir answered ${result.status}: ${result.message}`);
       }
-      const bad = new Set(result.lines.map((line) => pending[line - 1]?.id));
+      // A refused record goes with the older changes of the same row that it stood for.
+      const bad = new Set(result.lines.flatMap((line) => groups[line - 1]?.rowIds ?? []));
       const refused = bad.size > 0 ? pending.filter((row) => bad.has(row.id)) : pending;
       for (const row of refused) {
         await db.query(
