@@ -106,6 +106,49 @@ describe('hadir-sync resumes, explains and exports', () => {
     }
   });
 
+  it('reads from a named change behind the watermark, over a checkpoint that began after it', async () => {
+    const mirror = await Mirror.open(`sqlite:${mirrorFile()}`);
+    try {
+      const options = {
+        baseUrl,
+        apiKey,
+        campaigns: ['besar'],
+        full: false,
+        // From 200 seconds before the watermark: 400 rows, two pages.
+        lookBackMs: 200_000,
+        limit: 200,
+      };
+      await runSync(options, { mirror });
+      let pages = 0;
+      const dying: typeof fetch = async (input, init) => {
+        if (String(input).includes('/respondents') && ++pages === 2)
+          throw new TypeError('fetch failed');
+        return fetch(input, init);
+      };
+      await expect(
+        runSync(options, { mirror, client: { fetch: dying, maxRetries: 0 } }),
+      ).rejects.toThrow();
+      const lastSecond = Math.floor((ROWS - 1) / 2);
+      expect(await mirror.checkpoint('besar')).toMatchObject({
+        mode: 'incremental',
+        since: at(lastSecond - 200),
+      });
+
+      // A notification named rows from second 100 on: the checkpoint's pages cannot hold them.
+      const [named] = await runSync({ ...options, changedSince: { besar: at(100) } }, { mirror });
+      expect(named).toMatchObject({ mode: 'incremental', since: at(100), resumedFrom: 0 });
+      expect(named?.rows).toBe(ROWS - 2 * 101);
+      // A named change later than the look-back changes nothing.
+      const [later] = await runSync(
+        { ...options, changedSince: { besar: at(lastSecond - 10) } },
+        { mirror },
+      );
+      expect(later?.since).toBe(at(lastSecond - 200));
+    } finally {
+      await mirror.close();
+    }
+  });
+
   it('resumes after the process is killed mid-pass, and --restart starts over', async () => {
     const file = mirrorFile();
     const args = [

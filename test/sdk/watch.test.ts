@@ -135,6 +135,19 @@ describe('hadir-sync watch', () => {
     expect(await mirrored()).toEqual(await served());
   });
 
+  it('reads a late record behind its watermark from the notification that names it', async () => {
+    // The mirror's watermark is 4 November; a record of 2 November arrives now (sent late by the
+    // platform, it keeps its own submittedAt) and no look-back reaches it.
+    t.clock.advance(60_000);
+    await importDocument(t.store, t.clock, { respondents: [row('late', 2, 'Rendang')] });
+    await worker.runOnce();
+    await until(
+      async () => (await mirrored()).includes('late:{"menu":"Rendang"}'),
+      'the late record to reach the mirror',
+    );
+    expect(await mirrored()).toEqual(await served());
+  });
+
   it('takes a notification sent again within its 5 minutes once, and answers both', async () => {
     const address = await t.store.db
       .selectFrom('webhook_endpoints')

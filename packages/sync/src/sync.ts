@@ -14,6 +14,11 @@ export interface SyncOptions {
   limit: number;
   /** Discard a checkpoint left by an interrupted run and start the pass afresh. */
   restart?: boolean;
+  /**
+   * Per campaign, a `since` a notification named (its rows may lie behind the watermark: a late
+   * record keeps its own submittedAt). An incremental pass reads from the earlier of the two.
+   */
+  changedSince?: Readonly<Record<string, string>>;
 }
 
 export interface SyncProgress {
@@ -65,22 +70,27 @@ async function planPass(
     : (await mirror.watermark(campaignId)) === null
       ? 'first'
       : 'incremental';
-  // A checkpoint of another kind of pass (a full walk asked for now, say) is not continued.
+  const changedSince = mode === 'incremental' ? options.changedSince?.[campaignId] : undefined;
+  // A checkpoint of another kind of pass (a full walk asked for now, say) is not continued, nor
+  // one that began after a change now named: its pages would not hold that change's rows.
   if (
     saved &&
     !options.restart &&
-    (saved.mode === mode || (mode === 'incremental' && saved.mode === 'first'))
+    (saved.mode === mode || (mode === 'incremental' && saved.mode === 'first')) &&
+    !(changedSince !== undefined && saved.since !== null && changedSince < saved.since)
   ) {
     return saved;
   }
   if (saved) await mirror.discardCheckpoint(campaignId);
   const watermark = mode === 'incremental' ? await mirror.watermark(campaignId) : null;
+  const lookedBack =
+    watermark === null ? null : new Date(Date.parse(watermark) - options.lookBackMs).toISOString();
   return {
     mode,
     since:
-      watermark === null
-        ? null
-        : new Date(Date.parse(watermark) - options.lookBackMs).toISOString(),
+      lookedBack !== null && changedSince !== undefined && changedSince < lookedBack
+        ? changedSince
+        : lookedBack,
     rows: 0,
     pages: 0,
     maxSubmittedAt: null,

@@ -30,6 +30,13 @@ export interface WatchDeps {
   onSynced?: (results: CampaignResult[]) => void;
 }
 
+/** The earlier of two ISO times, either possibly unknown. */
+function earliest(a: string | undefined, b: string | undefined): string | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return a < b ? a : b;
+}
+
 /** Bodies larger than this are not Hadir's (its notifications stay under 20 kB). */
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -42,7 +49,10 @@ export class SyncWatcher {
   readonly #options: WatchOptions;
   readonly #deps: WatchDeps;
   readonly #client: HadirClient;
-  readonly #pending = new Set<string>();
+  /** Campaigns to sync next, each with the earliest `since` its notifications named. */
+  readonly #pending = new Map<string, string | undefined>();
+  /** The `since` of notifications whose sync failed: the next sync of the campaign reads from it. */
+  readonly #owed = new Map<string, string>();
   readonly #etags = new Map<string, string | undefined>();
   /** Notifications already taken, so that one replayed within its 5 minutes is not taken again. */
   readonly #replays = new WebhookReplayGuard();
@@ -63,7 +73,7 @@ export class SyncWatcher {
 
   /** Brings the mirror up to date, then listens and polls; returns where it listens. */
   async start(): Promise<{ url: string | undefined }> {
-    await this.#sync(this.#options.sync.campaigns);
+    await this.#sync(new Map(this.#options.sync.campaigns.map((id) => [id, undefined])));
     let url: string | undefined;
     if (this.#options.secrets.length > 0) {
       this.#server = createServer((request, response) => {
@@ -136,16 +146,19 @@ export class SyncWatcher {
     }
     const watched = this.#options.sync.campaigns;
     if (watched.length > 0 && !watched.includes(event.data.campaignId)) return;
-    this.#schedule(event.data.campaignId);
+    this.#schedule(
+      event.data.campaignId,
+      event.type === 'respondents.changed' ? event.data.since : undefined,
+    );
   }
 
-  #schedule(campaignId: string): void {
-    this.#pending.add(campaignId);
+  #schedule(campaignId: string, since?: string): void {
+    this.#pending.set(campaignId, earliest(this.#pending.get(campaignId), since));
     if (this.#draining || this.#stopped) return;
     this.#draining = (async () => {
       await new Promise((resolve) => setTimeout(resolve, this.#options.gatherMs ?? 200));
       while (this.#pending.size > 0 && !this.#stopped) {
-        const campaigns = [...this.#pending];
+        const campaigns = new Map(this.#pending);
         this.#pending.clear();
         await this.#sync(campaigns);
       }
@@ -154,10 +167,16 @@ export class SyncWatcher {
     });
   }
 
-  async #sync(campaigns: string[]): Promise<void> {
+  /** Syncs these campaigns (none: every one), each from the earliest `since` named for it. */
+  async #sync(campaigns: ReadonlyMap<string, string | undefined>): Promise<void> {
+    const changedSince: Record<string, string> = {};
+    for (const [id, since] of campaigns) {
+      const from = earliest(since, this.#owed.get(id));
+      if (from !== undefined) changedSince[id] = from;
+    }
     try {
       const results = await runSync(
-        { ...this.#options.sync, campaigns, full: false },
+        { ...this.#options.sync, campaigns: [...campaigns.keys()], full: false, changedSince },
         { mirror: this.#deps.mirror, ...(this.#deps.client ? { client: this.#deps.client } : {}) },
       );
       for (const result of results) {
@@ -165,10 +184,15 @@ export class SyncWatcher {
           `${result.campaignId}: ${result.rows} rows, ${result.removed} removed, watermark ${result.watermark ?? 'none'}`,
         );
       }
+      for (const id of campaigns.keys()) this.#owed.delete(id);
       this.#deps.onSynced?.(results);
     } catch (error) {
+      // Nothing named is forgotten: the next sync reads from the same `since`, and the next poll
+      // syncs the campaigns even if their summaries do not change again.
+      for (const [id, from] of Object.entries(changedSince)) this.#owed.set(id, from);
+      for (const id of campaigns.keys()) this.#etags.delete(id);
       this.#deps.log(
-        `sync of ${campaigns.join(', ') || 'every campaign'} failed: ${(error as Error).message}; the next notification or poll tries again`,
+        `sync of ${[...campaigns.keys()].join(', ') || 'every campaign'} failed: ${(error as Error).message}; the next notification or poll tries again`,
       );
     }
   }
