@@ -33,6 +33,17 @@ describe('slow and idle clients give their connections back', () => {
     expect(Date.now() - started).toBeLessThan(2_500);
   });
 
+  it('answers a client too slow with its body 408, and closes', async () => {
+    const [response] = await sendRaw(
+      port,
+      'POST /developer/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 40\r\n\r\n{"email":',
+      { quietMs: 3_000 },
+    );
+    expect(response?.status).toBe(408);
+    expect(JSON.parse(response?.body ?? '{}').error.code).toBe('request_timeout');
+  });
+
   it('closes an idle keep-alive connection after its timeout', async () => {
     const socket = connect(port, '127.0.0.1');
     let received = '';

@@ -1,10 +1,14 @@
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildIngestApp } from '../../src/app.ts';
 import { openStore } from '../../src/db/connect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { createIngestToken, revokeIngestToken } from '../../src/ingest/ingest-tokens.service.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { logCapture, startTestApp, type TestApp } from '../helpers/app.ts';
+import { ManualClock } from '../helpers/clock.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
-import { createTestDatabaseUrl, ENGINES } from '../helpers/stores.ts';
+import { sendRaw } from '../helpers/raw-http.ts';
+import { createTestDatabaseUrl, createTestStore, ENGINES } from '../helpers/stores.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
 
 const BATCHES = '/ingest/v1/batches';
@@ -229,6 +233,68 @@ describe('the ingest API when PostgreSQL is away', () => {
     } finally {
       await proxy.close();
       await t.close();
+    }
+  });
+});
+
+describe('the ingest API on a listener of its own', () => {
+  it('keeps the HTTPS rule and cuts off a body that arrives too slowly', async () => {
+    const store = await createTestStore('sqlite');
+    const { logger } = logCapture();
+    const app = await buildIngestApp({
+      store,
+      clock: new ManualClock(),
+      logger,
+      config: { trustProxy: '127.0.0.1' },
+      requireForwardedHttps: true,
+      connectionTimeouts: { headersMs: 300, requestMs: 600 },
+      ingest: { maxConcurrentBatches: 2 },
+    });
+    try {
+      const { token } = await createIngestToken(store, new ManualClock(), 'platform', 'operator');
+      const post = (proto: string) =>
+        app.inject({
+          method: 'POST',
+          url: BATCHES,
+          remoteAddress: '127.0.0.1',
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/x-ndjson',
+            'idempotency-key': `k-${proto}`,
+            'x-forwarded-proto': proto,
+          },
+          payload: lines({ type: 'campaign', id: 'c1', slug: 'c1', title: 'Pesta', fields: [] }),
+        });
+      const plain = await post('http');
+      expect(plain.statusCode).toBe(403);
+      expect(plain.json().error.code).toBe('https_required');
+      expect((await post('https')).statusCode).toBe(200);
+      // The data API is not on this listener.
+      const data = await app.inject({
+        url: '/developer/v1/campaigns',
+        remoteAddress: '127.0.0.1',
+        headers: { 'x-forwarded-proto': 'https' },
+      });
+      expect(data.statusCode).toBe(404);
+
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const port = (app.server.address() as AddressInfo).port;
+      const body = lines({ type: 'campaign', id: 'c2', slug: 'c2', title: 'Pesta', fields: [] });
+      const [answer] = await sendRaw(
+        port,
+        `POST ${BATCHES} HTTP/1.1\r\nHost: x\r\nX-Forwarded-Proto: https\r\n` +
+          `Authorization: Bearer ${token}\r\nIdempotency-Key: slow\r\n` +
+          `Content-Type: application/x-ndjson\r\nContent-Length: ${body.length}\r\n\r\n` +
+          body.slice(0, 5),
+        { quietMs: 3_000 },
+      );
+      expect(answer?.status).toBe(408);
+      expect(
+        await store.db.selectFrom('campaigns').select('id').where('id', '=', 'c2').execute(),
+      ).toEqual([]);
+    } finally {
+      await app.close();
+      await store.close();
     }
   });
 });
