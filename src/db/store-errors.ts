@@ -63,6 +63,21 @@ export function isStoreFull(error: unknown): boolean {
   return error.cause !== undefined && isStoreFull(error.cause);
 }
 
+/** PostgreSQL rolled the transaction back to break a deadlock or keep it serializable. */
+const PG_CONFLICT_STATES = new Set(['40P01', '40001']);
+
+/**
+ * True when a transaction failed only because another one ran into it (a deadlock, a
+ * serialization failure): the same transaction, run again from its start, may well succeed.
+ */
+export function isTransactionConflict(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && PG_CONFLICT_STATES.has(code)) return true;
+  }
+  return false;
+}
+
 /** PostgreSQL's refusals of a connection: who, and to which database. */
 const PG_CONNECTION_REFUSALS: Record<string, string> = {
   '28P01': 'the password was refused',

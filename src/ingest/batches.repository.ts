@@ -1,5 +1,19 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import type { Engine } from '../db/store.ts';
+
+/** The PostgreSQL advisory lock of batches being written (an arbitrary constant: 'batc'). */
+const BATCH_LOCK = 0x62617463;
+
+/**
+ * Waits, within the transaction, until no other batch is being written, in any serving process.
+ * Batches write the same rows (a campaign's counts, its answer counts, its change window) in
+ * orders no statement fixes; two at once on PostgreSQL could deadlock, and a deadlock is found
+ * only after a second's wait. SQLite has one writer already.
+ */
+export async function takeBatchTurn(db: Kysely<Database>, engine: Engine): Promise<void> {
+  if (engine === 'postgres') await sql`SELECT pg_advisory_xact_lock(${BATCH_LOCK})`.execute(db);
+}
 
 /** A batch kept under its idempotency key: what its body hashed to, and what it was answered. */
 export interface KeptBatch {

@@ -1,11 +1,12 @@
 import { hash } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
+import { isTransactionConflict } from '../db/store-errors.ts';
 import { DomainError } from '../errors.ts';
 import { importWithin } from '../import/import.service.ts';
 import { jsonLinesItems } from '../import/import-sources.ts';
 import { toIso } from '../instant.ts';
-import { claimBatchKey, findBatch, keepBatchAnswer } from './batches.repository.ts';
+import { claimBatchKey, findBatch, keepBatchAnswer, takeBatchTurn } from './batches.repository.ts';
 
 /** At most this many records in one batch: one transaction, quick to apply and to retry. */
 export const MAX_BATCH_RECORDS = 1_000;
@@ -73,7 +74,42 @@ export async function applyBatch(
   if (earlier) return earlier;
   const records = recordCount(batch.body);
   if (records > MAX_BATCH_RECORDS) return { kind: 'too_many_records', records };
-  const answer = await store.db.transaction().execute(async (trx) => {
+  const answer = await runAgainOnConflict(() => writeBatch(store, clock, batch, bodyHash));
+  if (answer) return { kind: 'applied', answer };
+  const other = await answeredBefore(store, clock, batch, bodyHash);
+  if (other) return other;
+  throw new DomainError(
+    'conflict',
+    'a batch with this Idempotency-Key was being applied; send it again',
+  );
+}
+
+/** Tries of a batch that another writer's transaction ran into (see isTransactionConflict). */
+const CONFLICT_TRIES = 3;
+
+/**
+ * Batches wait for each other (takeBatchTurn), but an operator's import, erasure or retention
+ * run may still meet one in a deadlock: the batch, rolled back whole, is written again.
+ */
+async function runAgainOnConflict<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt >= CONFLICT_TRIES || !isTransactionConflict(error)) throw error;
+    }
+  }
+}
+
+/** The batch's transaction: its key claimed, its records imported, its answer kept. */
+function writeBatch(
+  store: Store,
+  clock: Clock,
+  batch: { tokenId: string; key: string; body: Buffer },
+  bodyHash: string,
+): Promise<BatchAnswer | undefined> {
+  return store.db.transaction().execute(async (trx) => {
+    await takeBatchTurn(trx, store.engine);
     const now = clock.now();
     const claimed = await claimBatchKey(trx, {
       tokenId: batch.tokenId,
@@ -107,13 +143,6 @@ export async function applyBatch(
     await keepBatchAnswer(trx, batch.tokenId, batch.key, JSON.stringify(answer));
     return answer;
   });
-  if (answer) return { kind: 'applied', answer };
-  const other = await answeredBefore(store, clock, batch, bodyHash);
-  if (other) return other;
-  throw new DomainError(
-    'conflict',
-    'a batch with this Idempotency-Key was being applied; send it again',
-  );
 }
 
 async function answeredBefore(

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIngestApp } from '../../src/app.ts';
 import { openStore } from '../../src/db/connect.ts';
@@ -8,8 +9,14 @@ import { logCapture, startTestApp, type TestApp } from '../helpers/app.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { sendRaw } from '../helpers/raw-http.ts';
-import { createTestDatabaseUrl, createTestStore, ENGINES } from '../helpers/stores.ts';
+import {
+  createTestDatabaseUrl,
+  createTestStore,
+  ENGINES,
+  openTestStore,
+} from '../helpers/stores.ts';
 import { startTcpProxy } from '../helpers/tcp-proxy.ts';
+import { until } from '../helpers/until.ts';
 
 const BATCHES = '/ingest/v1/batches';
 
@@ -295,6 +302,62 @@ describe('the ingest API on a listener of its own', () => {
     } finally {
       await app.close();
       await store.close();
+    }
+  });
+});
+
+describe('a batch that meets another writer in a deadlock on PostgreSQL', () => {
+  it('is rolled back by the server, written again, and answered 200', async () => {
+    const url = await createTestDatabaseUrl('postgres');
+    const t = await startTestApp(await openTestStore(url), { ingest: { maxConcurrentBatches: 2 } });
+    const operator = new pg.Client({ connectionString: url });
+    await operator.connect();
+    try {
+      await seedCampaign(t.store, t.clock, {
+        id: 'nikah',
+        fields: [{ key: 'nama', type: 'TEXT' }],
+        respondents: [{ id: 'd1', submittedAt: '2026-11-19T10:00:00Z', answers: { nama: 'Lama' } }],
+      });
+      const { token } = await createIngestToken(t.store, t.clock, 'platform', 'operator');
+      // Another writer holds the campaign's row: the batch updates its respondent, then waits
+      // for that row (its counts).
+      await operator.query('BEGIN');
+      await operator.query("UPDATE campaigns SET title = 'Nikah' WHERE id = 'nikah'");
+      const batch = t.app.inject({
+        method: 'POST',
+        url: BATCHES,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/x-ndjson',
+          'idempotency-key': 'deadlock',
+        },
+        payload: lines(respondent('d1', 'Dewi')),
+      });
+      await until(async () => {
+        const { rows } = await operator.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
+        );
+        return rows[0].n === 1;
+      }, 'the batch to wait for the campaign');
+      // …and now the other writer wants the batch's respondent: a deadlock, which the batch,
+      // waiting longer, is the one to break.
+      await operator.query("UPDATE respondents SET attendance_status = 'NO' WHERE id = 'd1'");
+      await operator.query('COMMIT');
+      const answer = await batch;
+      expect(answer.statusCode).toBe(200);
+      expect(answer.json().applied.respondents).toBe(1);
+      // The batch was written again after the other writer's commit, over it.
+      const row = await t.store.db
+        .selectFrom('respondents')
+        .select(['answers', 'attendance_status'])
+        .where('id', '=', 'd1')
+        .executeTakeFirstOrThrow();
+      expect(JSON.parse(row.answers).nama).toBe('Dewi');
+      expect(row.attendance_status).toBe('YES');
+    } finally {
+      await operator.end();
+      await t.close();
     }
   });
 });
