@@ -1,7 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { drainOnce, IngestClient, runRelay } from '../../packages/relay/src/index.ts';
+import {
+  drainOnce,
+  IngestClient,
+  IngestUnavailable,
+  RelayStopped,
+  runRelay,
+} from '../../packages/relay/src/index.ts';
 import { createIngestToken } from '../../src/ingest/ingest-tokens.service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { seedCampaign } from '../helpers/factories.ts';
@@ -134,6 +140,39 @@ describe.each(ENGINES)('hadir-relay from a PostgreSQL outbox into Hadir on %s', 
     const drained = await drainOnce(source, new IngestClient({ baseUrl, token }), OPTIONS);
     expect(drained.sent).toBe(2);
     expect((await names()).has('p500')).toBe(false);
+  });
+
+  it('sends a batch again through server errors and an outage, and never stops for them', async () => {
+    await enqueue([change(600, 1)]);
+    const waits: number[] = [];
+    let calls = 0;
+    const failing = (answers: number) =>
+      new IngestClient({
+        baseUrl,
+        token,
+        sleep: async (ms) => {
+          waits.push(ms);
+        },
+        maxTries: 3,
+        fetch: async (input, init) =>
+          ++calls <= answers
+            ? new Response(JSON.stringify({ error: { code: 'internal', message: 'boom' } }), {
+                status: calls % 2 ? 500 : 503,
+                headers: calls % 2 ? {} : { 'retry-after': '2' },
+              })
+            : fetch(input, init),
+      });
+    // Through every try: the relay is told Hadir is away (and backs off), never that it must stop.
+    const error = await drainOnce(source, failing(3), OPTIONS).catch((thrown) => thrown);
+    expect(error).toBeInstanceOf(IngestUnavailable);
+    expect(error).not.toBeInstanceOf(RelayStopped);
+    expect(await left()).toBe(1);
+    calls = 0;
+    waits.length = 0;
+    expect((await drainOnce(source, failing(2), OPTIONS)).sent).toBe(1);
+    expect(waits).toEqual([250, 2_000]);
+    expect((await names()).get('p600')).toBe('Tamu 600 v1');
+    expect(await left()).toBe(0);
   });
 
   it('moves a record Hadir refuses to the rejected table, with why, and sends the rest', async () => {

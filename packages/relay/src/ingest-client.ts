@@ -15,6 +15,9 @@ export type SendResult =
   /** Any other answer that retrying cannot mend (401, 409, 413, …). */
   | { kind: 'failed'; status: number; message: string };
 
+/** Hadir stayed busy, failing or out of reach through every try of a batch: try again later. */
+export class IngestUnavailable extends Error {}
+
 export interface IngestClientOptions {
   /** Where Hadir's ingest API is: https://hadir.example.com (or its INGEST_PORT listener). */
   baseUrl: string;
@@ -22,7 +25,10 @@ export interface IngestClientOptions {
   token: string;
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
-  /** Tries of one batch while Hadir answers 429 or 503 or cannot be reached; then it throws. */
+  /**
+   * Tries of one batch while Hadir answers 429 or 5xx or cannot be reached; then it throws
+   * IngestUnavailable.
+   */
   maxTries?: number;
   /** Told of each wait, with its reason. */
   onRetry?: (event: { waitMs: number; reason: string }) => void;
@@ -38,11 +44,18 @@ function linesOf(message: string): number[] {
   return [...new Set([...message.matchAll(/\bline (\d+)\b/g)].map((match) => Number(match[1])))];
 }
 
+/** How long to wait before try `attempt + 1`: Retry-After when given, else backing off. */
+function waitBefore(attempt: number, retryAfter: string | null): number {
+  const seconds = Number(retryAfter);
+  if (retryAfter !== null && Number.isFinite(seconds) && seconds > 0) return seconds * 1000;
+  return Math.min(30_000, 250 * 2 ** (attempt - 1));
+}
+
 /**
  * Sends batches of JSON Lines records to Hadir's ingest API, for a platform that calls Hadir
- * from its own code. A batch is retried, with the same Idempotency-Key, on 429 and 503 (after
- * Retry-After) and on network errors (backing off): Hadir applies it once however often it
- * arrives.
+ * from its own code. A batch is retried, with the same Idempotency-Key, on 429 and on any 5xx
+ * (after Retry-After, or backing off) and on network errors: Hadir applies it once however often
+ * it arrives, so a try whose answer was lost or failed costs nothing but time.
  */
 export class IngestClient {
   readonly #options: Required<Omit<IngestClientOptions, 'onRetry'>> &
@@ -74,9 +87,10 @@ export class IngestClient {
           body,
         });
       } catch (error) {
-        if (attempt >= maxTries) throw error;
-        const waitMs = Math.min(30_000, 250 * 2 ** (attempt - 1));
-        onRetry?.({ waitMs, reason: `cannot reach Hadir: ${(error as Error).message}` });
+        const reason = `cannot reach Hadir: ${(error as Error).message}`;
+        if (attempt >= maxTries) throw new IngestUnavailable(reason, { cause: error });
+        const waitMs = waitBefore(attempt, null);
+        onRetry?.({ waitMs, reason });
         await sleep(waitMs);
         continue;
       }
@@ -89,10 +103,11 @@ export class IngestClient {
         };
       }
       const message = messageOf(text) ?? `HTTP ${response.status}`;
-      if ((response.status === 429 || response.status === 503) && attempt < maxTries) {
-        const retryAfter = Number(response.headers.get('retry-after'));
-        const waitMs = Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 1_000;
-        onRetry?.({ waitMs, reason: `Hadir answered ${response.status}: ${message}` });
+      if (response.status === 429 || response.status >= 500) {
+        const reason = `Hadir answered ${response.status}: ${message}`;
+        if (attempt >= maxTries) throw new IngestUnavailable(reason);
+        const waitMs = waitBefore(attempt, response.headers.get('retry-after'));
+        onRetry?.({ waitMs, reason });
         await sleep(waitMs);
         continue;
       }
