@@ -36,6 +36,20 @@ export function tagged(
 }
 
 /**
+ * The entry with its body in memory of its own. A small Buffer is usually a view into a shared
+ * slab (Node's 8 KB pool, or a larger block a worker answered in): kept in the cache, it would
+ * keep the whole slab alive while the budget counts only its own bytes, so a cache of small pages
+ * would hold many times its budget.
+ */
+function owningItsBytes(entry: CachedResponse): CachedResponse {
+  const { body } = entry;
+  if (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength) return entry;
+  const own = Buffer.allocUnsafeSlow(body.byteLength);
+  body.copy(own);
+  return { ...entry, body: own };
+}
+
+/**
  * Serialised data responses by a key that names every input of their bytes (campaign version,
  * allow-list, query), so an entry never needs invalidating: a write bumps the campaign's version
  * and the next request asks for a new key. Bounded by bytes; concurrent misses of one key share
@@ -80,7 +94,7 @@ export class ResponseCache {
     this.#onLookup(stored !== undefined);
     if (stored) return stored;
     return this.#inFlight.run(key, async () => {
-      const entry = await produce();
+      const entry = owningItsBytes(await produce());
       this.#entries?.set(key, entry);
       return entry;
     });

@@ -31,6 +31,18 @@ describe('the response cache', () => {
     expect(computed).toBe(1);
   });
 
+  it('keeps a small body in memory of its own, not in a shared slab its budget does not count', async () => {
+    const cache = new ResponseCache(1024 * 1024);
+    const made = page('kecil');
+    // As Node makes it: a view into its shared pool.
+    expect(made.body.buffer.byteLength).toBeGreaterThan(made.body.byteLength);
+    const kept = await cache.get('k', async () => made);
+    expect(kept.body.buffer.byteLength).toBe(kept.body.byteLength);
+    expect(kept.body.toString()).toBe('{"text":"kecil"}');
+    expect(kept.etag).toBe(made.etag);
+    expect(await cache.get('k', async () => page('other'))).toBe(kept);
+  });
+
   it('keeps no failure: the next request computes again', async () => {
     const cache = new ResponseCache(1024 * 1024);
     await expect(cache.get('k', () => Promise.reject(new Error('store down')))).rejects.toThrow(
