@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { freePort } from '../test/helpers/postgres-cluster.ts';
@@ -53,8 +53,11 @@ function track(child: ChildProcess, url: string): ServerProcess {
 export async function startHadir(
   env: Record<string, string>,
   root: string = ROOT,
+  options: { port?: number; logFile?: string } = {},
 ): Promise<ServerProcess> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
+  // Its log appended to a file when asked (to read what a failure was), else not kept.
+  const log = options.logFile ? openSync(options.logFile, 'a') : 'ignore';
   const child = spawn(runtimeOf(root), ['dist/src/cli/main.js', 'serve', '--port', String(port)], {
     cwd: root,
     env: {
@@ -70,9 +73,10 @@ export async function startHadir(
       SMTP_URL: 'smtp://127.0.0.1:9',
       ...env,
     },
-    // The access log is written (its cost is part of the service) but not kept.
-    stdio: ['ignore', 'ignore', 'pipe'],
+    // The access log is written (its cost is part of the service).
+    stdio: ['ignore', log, 'pipe'],
   });
+  if (typeof log === 'number') closeSync(log);
   let errors = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     errors = (errors + chunk.toString()).slice(-4000);

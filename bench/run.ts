@@ -1,4 +1,4 @@
-// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile]
+// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live]
 // [--against REF]: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
 // cluster; loads every case (each right after a plain node:http ceiling); loads PostgreSQL's
 // first and deepest pages in turn with a conventional Fastify + pg server, and splits the CPU of
@@ -31,6 +31,7 @@ import { perRequest, watchCpu } from './cpu-split.ts';
 import { FULL_SYNC_ROWS, measureFullSync } from './full-sync.ts';
 import { measureHostileReceivers } from './hostile-receivers.ts';
 import { type ImportRow, importFiles, measureImport } from './import.ts';
+import { type IngestRateRow, measureIngestRate, measureLive, measureLiveKills } from './live.ts';
 import { CONNECTIONS, inTurn, type Load, load } from './load.ts';
 import { type MemoryRow, measureMemory } from './memory.ts';
 import { measureNotifications, type NotificationsRow } from './notifications.ts';
@@ -48,7 +49,7 @@ const { values: args } = parseArgs({
   options: {
     only: {
       type: 'string',
-      default: 'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile',
+      default: 'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live',
     },
     against: { type: 'string' },
   },
@@ -255,6 +256,77 @@ async function main(): Promise<void> {
       await cluster.stop();
     }
     // Notifications alone need no seeded million rows.
+    if (parts.size === 1) return;
+  }
+  if (parts.has('live')) {
+    const seconds = Number(process.env.BENCH_LIVE_SECONDS ?? 300);
+    log(
+      `Live: a platform writing 1,000 changes a second for ${seconds} s, relayed to Hadir on PostgreSQL`,
+    );
+    const cluster = await startPostgresCluster({ keepIn: join(DATA, 'postgres') });
+    try {
+      const fresh = async (name: string) => {
+        await recreateDatabase(cluster.url('postgres'), name);
+        return cluster.url(name);
+      };
+      const stream = await measureLive({
+        hadirUrl: await fresh('hadir_live'),
+        platformUrl: await fresh('platform_live'),
+        seconds,
+        log,
+      });
+      log('  the same, with the relays and serve killed every minute');
+      stream.kills = await measureLiveKills({
+        hadirUrl: await fresh('hadir_live'),
+        platformUrl: await fresh('platform_live'),
+        seconds,
+        log,
+      });
+      log('Ingest rate: 60,000 queued changes drained as fast as they go');
+      const rates: IngestRateRow[] = [];
+      // Batches in flight at once, to choose INGEST_MAX_CONCURRENT_BATCHES by.
+      for (const engine of ['postgres', 'sqlite'] as const) {
+        for (const relays of [1, 2, 4, 8]) {
+          const sqlitePath = join(DATA, 'sqlite', 'ingest-rate.sqlite');
+          for (const suffix of ['', '-wal', '-shm'])
+            rmSync(`${sqlitePath}${suffix}`, { force: true });
+          rates.push(
+            await measureIngestRate({
+              engine,
+              relays,
+              hadirUrl: engine === 'postgres' ? await fresh('hadir_rate') : `sqlite:${sqlitePath}`,
+              platformUrl: await fresh('platform_rate'),
+              log,
+            }),
+          );
+        }
+      }
+      const goals = { readableP99Ms: 1000, mirroredP99Ms: 2000, lost: 0, staleOverwrites: 0 };
+      const met =
+        stream.readable.p99Ms <= goals.readableP99Ms &&
+        stream.mirrored.p99Ms <= goals.mirroredP99Ms &&
+        stream.mirroredUntimed === 0 &&
+        [stream.kills, stream.kills.atHadir].every(
+          (held) => held.lost === 0 && held.staleOverwrites === 0 && held.notRemoved === 0,
+        );
+      log(`Live goals ${met ? 'met' : 'MISSED'}`);
+      if (!met) process.exitCode = 1;
+      const day = new Date().toISOString().slice(0, 10);
+      writeFileSync(
+        join(RESULTS, `live-${day}.json`),
+        `${JSON.stringify(
+          {
+            goals,
+            stream,
+            rates,
+          },
+          null,
+          2,
+        )}\n`,
+      );
+    } finally {
+      await cluster.stop();
+    }
     if (parts.size === 1) return;
   }
   if (parts.has('hostile')) {
