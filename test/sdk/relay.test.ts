@@ -175,14 +175,21 @@ describe.each(ENGINES)('hadir-relay from a PostgreSQL outbox into Hadir on %s', 
     expect(await left()).toBe(0);
   });
 
-  it('moves a record Hadir refuses to the rejected table, with why, and sends the rest', async () => {
-    await enqueue([change(300, 1), { type: 'respondent', id: 'p301', campaignId: 'platform' }]);
+  it('moves each record Hadir refuses to the rejected table, with its own problem, and sends the rest', async () => {
+    await enqueue([
+      change(300, 1),
+      { type: 'respondent', id: 'p301', campaignId: 'platform' },
+      { ...change(302, 1), campaignId: 'tidak-ada' },
+    ]);
     const drained = await drainOnce(source, new IngestClient({ baseUrl, token }), OPTIONS);
-    expect(drained).toEqual({ sent: 1, replayed: false, rejected: 1 });
-    const { rows } = await source.query('SELECT record, problem FROM hadir_outbox_rejected');
-    expect(rows).toHaveLength(1);
-    expect(rows[0].record.id).toBe('p301');
-    expect(rows[0].problem).toMatch(/line 2 \(id p301\)/);
+    expect(drained).toEqual({ sent: 1, replayed: false, rejected: 2 });
+    const { rows } = await source.query(
+      "SELECT record->>'id' AS id, problem FROM hadir_outbox_rejected ORDER BY id",
+    );
+    expect(rows.map((row) => row.id)).toEqual(['p301', 'p302']);
+    expect(rows[0].problem).toMatch(/^line 2 \(id p301\): /);
+    expect(rows[0].problem).not.toContain('p302');
+    expect(rows[1].problem).toBe('line 3 (id p302): campaign tidak-ada does not exist');
     expect((await names()).get('p300')).toBe('Tamu 300 v1');
   });
 

@@ -10,8 +10,11 @@ export interface BatchAnswer {
 /** How sending a batch ended, once retries are spent or not needed. */
 export type SendResult =
   | { kind: 'applied'; answer: BatchAnswer; replayed: boolean }
-  /** 422: bad records, each named by its line (1-based) in `lines`; nothing was written. */
-  | { kind: 'refused'; message: string; lines: number[] }
+  /**
+   * 422: bad records, each named by its line (1-based) in `lines`, with its own problems in
+   * `problems`; nothing was written.
+   */
+  | { kind: 'refused'; message: string; lines: number[]; problems: ReadonlyMap<number, string> }
   /** Any other answer that retrying cannot mend (401, 409, 413, …). */
   | { kind: 'failed'; status: number; message: string };
 
@@ -39,9 +42,15 @@ export function batchKey(rowIds: ReadonlyArray<string | number>): string {
   return `rows-${createHash('sha256').update(rowIds.join(',')).digest('hex')}`;
 }
 
-/** The lines a 422 names (`line 12 (id r5): …`), 1-based. */
-function linesOf(message: string): number[] {
-  return [...new Set([...message.matchAll(/\bline (\d+)\b/g)].map((match) => Number(match[1])))];
+/** The lines a 422 names (`line 12 (id r5): …`), 1-based, each with its own problems. */
+function problemsOf(message: string): Map<number, string> {
+  const problems = new Map<number, string>();
+  for (const [text, line] of message.matchAll(/^\s*line (\d+)\b.*$/gm)) {
+    const number = Number(line);
+    const known = problems.get(number);
+    problems.set(number, known ? `${known}\n${text.trim()}` : text.trim());
+  }
+  return problems;
 }
 
 /** How long to wait before try `attempt + 1`: Retry-After when given, else backing off. */
@@ -111,7 +120,10 @@ export class IngestClient {
         await sleep(waitMs);
         continue;
       }
-      if (response.status === 422) return { kind: 'refused', message, lines: linesOf(message) };
+      if (response.status === 422) {
+        const problems = problemsOf(message);
+        return { kind: 'refused', message, lines: [...problems.keys()], problems };
+      }
       return { kind: 'failed', status: response.status, message };
     }
   }

@@ -110,13 +110,22 @@ export async function drainOnce(
       if (result.kind === 'failed') {
         throw new RelayStopped(`Hadir answered ${result.status}: ${result.message}`);
       }
-      // A refused record goes with the older changes of the same row that it stood for.
-      const bad = new Set(result.lines.flatMap((line) => groups[line - 1]?.rowIds ?? []));
-      const refused = bad.size > 0 ? pending.filter((row) => bad.has(row.id)) : pending;
+      // A refused record goes with the older changes of the same row that it stood for, each
+      // with the record's own problems (or Hadir's whole message when it named no line).
+      const problemOf = new Map<string, string>();
+      for (const [line, problem] of result.problems) {
+        for (const rowId of groups[line - 1]?.rowIds ?? []) problemOf.set(rowId, problem);
+      }
+      const refused = problemOf.size > 0 ? pending.filter((row) => problemOf.has(row.id)) : pending;
       for (const row of refused) {
         await db.query(
           `INSERT INTO ${rejectedTable} (id, record, created_at, problem) VALUES ($1, $2, $3, $4)`,
-          [row.id, JSON.stringify(row.record), row.created_at, result.message],
+          [
+            row.id,
+            JSON.stringify(row.record),
+            row.created_at,
+            problemOf.get(row.id) ?? result.message,
+          ],
         );
       }
       await db.query(`DELETE FROM ${table} WHERE id = ANY($1::bigint[])`, [
