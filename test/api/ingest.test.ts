@@ -8,6 +8,7 @@ import { createIngestToken, revokeIngestToken } from '../../src/ingest/ingest-to
 import { logCapture, startTestApp, type TestApp } from '../helpers/app.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
+import { lockWaiters } from '../helpers/lock-waiters.ts';
 import { sendRaw } from '../helpers/raw-http.ts';
 import {
   createTestDatabaseUrl,
@@ -333,13 +334,10 @@ describe('a batch that meets another writer in a deadlock on PostgreSQL', () => 
         },
         payload: lines(respondent('d1', 'Dewi')),
       });
-      await until(async () => {
-        const { rows } = await operator.query(
-          `SELECT count(*)::int AS n FROM pg_stat_activity
-           WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
-        );
-        return rows[0].n === 1;
-      }, 'the batch to wait for the campaign');
+      await until(
+        async () => (await lockWaiters(operator)) === 1,
+        'the batch to wait for the campaign',
+      );
       // …and now the other writer wants the batch's respondent: a deadlock, which the batch,
       // waiting longer, is the one to break.
       await operator.query("UPDATE respondents SET attendance_status = 'NO' WHERE id = 'd1'");

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Metrics } from '../../src/http/metrics.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
+import { lockWaiters } from '../helpers/lock-waiters.ts';
 import { createTestDatabaseUrl, openTestStore } from '../helpers/stores.ts';
 import { until } from '../helpers/until.ts';
 
@@ -75,12 +76,7 @@ describe('a client that disconnects while its request waits (PostgreSQL)', () =>
     });
     request.on('error', () => {});
     request.end();
-    await until(async () => {
-      const waiting = await admin.query(
-        "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
-      );
-      return (waiting.rowCount ?? 0) > 0;
-    }, 'the request to wait on the lock');
+    await until(async () => (await lockWaiters(admin)) > 0, 'the request to wait on the lock');
     request.destroy();
     await until(
       () => t.logs.some((line) => line.msg === 'data access' && line.status === 499),

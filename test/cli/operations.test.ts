@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { systemClock } from '../../src/clock.ts';
 import { exitOf, startHadir } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
+import { lockWaiters } from '../helpers/lock-waiters.ts';
 import { createTestDatabaseUrl, openTestStore } from '../helpers/stores.ts';
 import { until } from '../helpers/until.ts';
 
@@ -41,12 +42,7 @@ describe('SIGTERM while a request is in flight (PostgreSQL)', () => {
       headers: { authorization: `Bearer ${key}` },
     });
     // (The waiting statement may still show its predecessor's text: the lock is taken at parse.)
-    await until(async () => {
-      const waiting = await admin.query(
-        "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
-      );
-      return (waiting.rowCount ?? 0) > 0;
-    }, 'the request to wait on the lock');
+    await until(async () => (await lockWaiters(admin)) > 0, 'the request to wait on the lock');
 
     server.child.kill('SIGTERM');
     await until(async () => {
