@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIngestApp } from '../../src/app.ts';
@@ -207,9 +212,24 @@ describe.each(ENGINES)('the ingest API on %s', (engine) => {
     expect(JSON.stringify(audit)).not.toContain('RahasiaSekali');
   });
 
-  it('is not in the partners’ OpenAPI description', async () => {
-    const openapi = await t.get('/developer/v1/openapi.json');
-    expect(openapi.raw).not.toContain('/ingest');
+  it('is not in the partners’ OpenAPI description, docs, llms.txt or skill', async () => {
+    for (const path of ['openapi.json', 'docs', 'llms.txt']) {
+      const reference = await t.get(`/developer/v1/${path}`);
+      expect(reference.status).toBe(200);
+      expect(reference.raw, path).not.toMatch(/ingest|hadir_it_/i);
+    }
+    const folder = mkdtempSync(join(tmpdir(), 'hadir-skill-'));
+    const zip = await t.app.inject({ url: '/developer/v1/skill.zip' });
+    writeFileSync(join(folder, 'skill.zip'), zip.rawPayload);
+    await promisify(execFile)('unzip', ['-q', 'skill.zip', '-d', 'skill'], { cwd: folder });
+    const { stdout } = await promisify(execFile)('grep', ['-rilE', 'ingest|hadir_it_', 'skill'], {
+      cwd: folder,
+    }).catch((error: { stdout: string; code: number }) => {
+      // grep exits 1 when nothing matches.
+      if (error.code === 1) return { stdout: error.stdout };
+      throw error;
+    });
+    expect(stdout).toBe('');
   });
 });
 
