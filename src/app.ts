@@ -32,7 +32,7 @@ import { ResponseCache } from './http/response-cache.ts';
 import { createServer } from './http/server.ts';
 import { strictQuery } from './http/strict-query.ts';
 import { createTurnGate } from './http/turn-gate.ts';
-import { INGEST_PREFIX, ingestRoutes } from './ingest/ingest.routes.ts';
+import { INGEST_PREFIX, type IngestSettings, ingestRoutes } from './ingest/ingest.routes.ts';
 import { KeyUsage } from './keys/key-usage.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { PORTAL_BODY_LIMIT_BYTES, portalRoutes } from './portal/portal.routes.ts';
@@ -100,7 +100,7 @@ export interface AppDeps {
    * The platform's ingest API on this listener, with its bound on batches at once; left out
    * when it has a listener of its own (see buildIngestApp).
    */
-  ingest?: { maxConcurrentBatches: number };
+  ingest?: Pick<IngestSettings, 'maxConcurrentBatches' | 'scrubAfterMs'>;
 }
 
 export const DATA_PREFIX = '/developer/v1';
@@ -176,7 +176,10 @@ export async function buildIngestApp(
   deps: Pick<
     AppDeps,
     'store' | 'clock' | 'logger' | 'tls' | 'requireForwardedHttps' | 'connectionTimeouts'
-  > & { config: Pick<Config, 'trustProxy'>; ingest: { maxConcurrentBatches: number } },
+  > & {
+    config: Pick<Config, 'trustProxy'>;
+    ingest: Pick<IngestSettings, 'maxConcurrentBatches' | 'scrubAfterMs'>;
+  },
 ): Promise<FastifyInstance> {
   const app = createServer({
     logger: deps.logger,

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
 import { ApiError, DomainError } from '../errors.ts';
+import { ScrubSoon } from '../removals/scrub-soon.ts';
 import {
   applyBatch,
   type BatchAnswer,
@@ -17,11 +18,16 @@ export const INGEST_PREFIX = '/ingest/v1';
 /** How often a token's last use is written: a steady stream of batches must not write it each time. */
 const LAST_USED_EVERY_MS = 60_000;
 
+/** How long after a batch that removed respondents the store's files are scrubbed. */
+export const SCRUB_AFTER_REMOVAL_MS = 60_000;
+
 export interface IngestSettings {
   store: Store;
   clock: Clock;
   /** Batches applied at once; one more is answered 429 (see docs/ingesting.md). */
   maxConcurrentBatches: number;
+  /** SCRUB_AFTER_REMOVAL_MS unless given (tests shorten it). */
+  scrubAfterMs?: number;
 }
 
 declare module 'fastify' {
@@ -52,6 +58,17 @@ function refusal(caller: Exclude<IngestCaller, { kind: 'valid' }>): string {
 export function ingestRoutes(settings: IngestSettings): FastifyPluginAsync {
   return async (ingest) => {
     let applying = 0;
+    // Removed respondents leave no copy in the files (Store.scrubRemovals), within a minute:
+    // at once would rebuild a SQLite file for each batch of a steady stream.
+    const scrub = new ScrubSoon(settings.store, {
+      afterMs: settings.scrubAfterMs ?? SCRUB_AFTER_REMOVAL_MS,
+      report: (outcome) => {
+        if ('error' in outcome) {
+          ingest.log.error({ err: outcome.error }, 'scrubbing removed respondents failed');
+        } else ingest.log.info({ scrub: outcome.scrub }, 'removed respondents scrubbed');
+      },
+    });
+    ingest.addHook('onClose', () => scrub.close());
     ingest.addContentTypeParser(
       'application/x-ndjson',
       { parseAs: 'buffer', bodyLimit: MAX_BATCH_BYTES },
@@ -127,6 +144,7 @@ export function ingestRoutes(settings: IngestSettings): FastifyPluginAsync {
         await noteUse(settings, caller.token);
         switch (outcome.kind) {
           case 'applied':
+            if (outcome.removed) scrub.removed();
             return reply.code(200).send(outcome.answer satisfies BatchAnswer);
           case 'replayed':
             return reply

@@ -31,7 +31,8 @@ export interface BatchAnswer {
 
 /** How a batch ended. */
 export type BatchOutcome =
-  | { kind: 'applied'; answer: BatchAnswer }
+  /** `removed`: respondents left (deletions, a deleted campaign), so the files want a scrub. */
+  | { kind: 'applied'; answer: BatchAnswer; removed: boolean }
   /** The same key and body came before: its answer, and nothing applied again. */
   | { kind: 'replayed'; answer: BatchAnswer }
   /** The same key came before with another body. */
@@ -75,7 +76,13 @@ export async function applyBatch(
   const records = recordCount(batch.body);
   if (records > MAX_BATCH_RECORDS) return { kind: 'too_many_records', records };
   const answer = await runAgainOnConflict(() => writeBatch(store, clock, batch, bodyHash));
-  if (answer) return { kind: 'applied', answer };
+  if (answer) {
+    return {
+      kind: 'applied',
+      answer: answer.answer,
+      removed: answer.removed,
+    };
+  }
   const other = await answeredBefore(store, clock, batch, bodyHash);
   if (other) return other;
   throw new DomainError(
@@ -107,7 +114,7 @@ function writeBatch(
   clock: Clock,
   batch: { tokenId: string; key: string; body: Buffer },
   bodyHash: string,
-): Promise<BatchAnswer | undefined> {
+): Promise<{ answer: BatchAnswer; removed: boolean } | undefined> {
   return store.db.transaction().execute(async (trx) => {
     await takeBatchTurn(trx, store.engine);
     const now = clock.now();
@@ -141,7 +148,7 @@ function writeBatch(
       committedAt: toIso(clock.now()),
     };
     await keepBatchAnswer(trx, batch.tokenId, batch.key, JSON.stringify(answer));
-    return answer;
+    return { answer, removed: counts.respondents.deleted + counts.campaigns.deleted > 0 };
   });
 }
 

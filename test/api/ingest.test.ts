@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIngestApp } from '../../src/app.ts';
@@ -36,6 +38,25 @@ const respondent = (id: string, nama: string, extra: Record<string, unknown> = {
   ...extra,
 });
 const lines = (...records: unknown[]) => records.map((record) => JSON.stringify(record)).join('\n');
+
+/** A batch as a relay sends it: the token, the key, JSON Lines; `extra` headers beside them. */
+const postBatch = (
+  app: FastifyInstance,
+  batch: { token: string; key: string; body: string; extra?: Record<string, string> },
+  from?: string,
+) =>
+  app.inject({
+    method: 'POST',
+    url: BATCHES,
+    ...(from ? { remoteAddress: from } : {}),
+    headers: {
+      authorization: `Bearer ${batch.token}`,
+      'content-type': 'application/x-ndjson',
+      'idempotency-key': batch.key,
+      ...batch.extra,
+    },
+    payload: batch.body,
+  });
 
 describe.each(ENGINES)('the ingest API on %s', (engine) => {
   let t: TestApp;
@@ -246,15 +267,10 @@ describe('the ingest API when PostgreSQL is away', () => {
       await migrateToLatest(store);
       const { token } = await createIngestToken(t.store, t.clock, 'platform', 'operator');
       await proxy.cut();
-      const answer = await t.app.inject({
-        method: 'POST',
-        url: BATCHES,
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/x-ndjson',
-          'idempotency-key': 'k',
-        },
-        payload: lines(respondent('h1', 'X')),
+      const answer = await postBatch(t.app, {
+        token,
+        key: 'k',
+        body: lines(respondent('h1', 'X')),
       });
       expect(answer.statusCode).toBe(503);
       expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
@@ -281,18 +297,16 @@ describe('the ingest API on a listener of its own', () => {
     try {
       const { token } = await createIngestToken(store, new ManualClock(), 'platform', 'operator');
       const post = (proto: string) =>
-        app.inject({
-          method: 'POST',
-          url: BATCHES,
-          remoteAddress: '127.0.0.1',
-          headers: {
-            authorization: `Bearer ${token}`,
-            'content-type': 'application/x-ndjson',
-            'idempotency-key': `k-${proto}`,
-            'x-forwarded-proto': proto,
+        postBatch(
+          app,
+          {
+            token,
+            key: `k-${proto}`,
+            body: lines({ type: 'campaign', id: 'c1', slug: 'c1', title: 'Pesta', fields: [] }),
+            extra: { 'x-forwarded-proto': proto },
           },
-          payload: lines({ type: 'campaign', id: 'c1', slug: 'c1', title: 'Pesta', fields: [] }),
-        });
+          '127.0.0.1',
+        );
       const plain = await post('http');
       expect(plain.statusCode).toBe(403);
       expect(plain.json().error.code).toBe('https_required');
@@ -344,15 +358,10 @@ describe('a batch that meets another writer in a deadlock on PostgreSQL', () => 
       // for that row (its counts).
       await operator.query('BEGIN');
       await operator.query("UPDATE campaigns SET title = 'Nikah' WHERE id = 'nikah'");
-      const batch = t.app.inject({
-        method: 'POST',
-        url: BATCHES,
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/x-ndjson',
-          'idempotency-key': 'deadlock',
-        },
-        payload: lines(respondent('d1', 'Dewi')),
+      const batch = postBatch(t.app, {
+        token,
+        key: 'deadlock',
+        body: lines(respondent('d1', 'Dewi')),
       });
       await until(
         async () => (await lockWaiters(operator)) === 1,
@@ -375,6 +384,54 @@ describe('a batch that meets another writer in a deadlock on PostgreSQL', () => 
       expect(row.attendance_status).toBe('YES');
     } finally {
       await operator.end();
+      await t.close();
+    }
+  });
+});
+
+describe('respondents removed by batches on SQLite', () => {
+  it('leave the file rebuilt from the live rows alone a while after, with a log line', async () => {
+    const t = await startTestApp('sqlite', {
+      ingest: { maxConcurrentBatches: 2, scrubAfterMs: 50 },
+    });
+    try {
+      await seedCampaign(t.store, t.clock, {
+        id: 'nikah',
+        fields: [{ key: 'nama', type: 'TEXT' }],
+      });
+      const { token } = await createIngestToken(t.store, t.clock, 'platform', 'operator');
+      const post = (key: string, records: unknown[]) =>
+        postBatch(t.app, { token, key, body: lines(...records) });
+      const ids = Array.from({ length: 300 }, (_, n) => `g${n}`);
+      // Long answers fill many pages, which the deletions then leave empty.
+      const added = await post(
+        'add',
+        ids.map((id) => respondent(id, `${id} ${'x'.repeat(2_000)}`)),
+      );
+      expect(added.statusCode).toBe(200);
+      const freePages = async () =>
+        Number(
+          (
+            await sql<{ n: number }>`SELECT freelist_count AS n FROM pragma_freelist_count`.execute(
+              t.store.db,
+            )
+          ).rows[0]?.n,
+        );
+      const removed = await post(
+        'remove',
+        ids.map((id) => ({ type: 'deletion', respondentId: id })),
+      );
+      expect(removed.json().applied.deletions).toBe(300);
+      expect(await freePages()).toBeGreaterThan(0);
+      await until(
+        () => t.logs.some((line) => line.msg === 'removed respondents scrubbed'),
+        'the scrub after the removal',
+      );
+      expect(t.logs.find((line) => line.msg === 'removed respondents scrubbed')?.scrub).toBe(
+        'gone',
+      );
+      expect(await freePages()).toBe(0);
+    } finally {
       await t.close();
     }
   });

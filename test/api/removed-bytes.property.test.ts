@@ -1,12 +1,16 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { buildIngestApp } from '../../src/app.ts';
 import type { Store } from '../../src/db/connect.ts';
 import { importDocument } from '../../src/import/import.service.ts';
+import { createIngestToken } from '../../src/ingest/ingest-tokens.service.ts';
 import { deleteCampaign, eraseRespondents } from '../../src/removals/erasure.service.ts';
 import { runRetention } from '../../src/removals/retention.ts';
+import { logCapture } from '../helpers/app.ts';
 import { runHadirInProcess } from '../helpers/cli.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { createTestDatabaseUrl, ENGINES, openTestStore } from '../helpers/stores.ts';
@@ -43,6 +47,7 @@ const markersOf = (answers: ReturnType<typeof answersOf>) => [
 
 type Step =
   | { kind: 'import-deletion'; picks: number[] }
+  | { kind: 'ingest-deletion'; picks: number[] }
   | { kind: 'erase-ids'; picks: number[] }
   | { kind: 'erase-value'; pick: number }
   | { kind: 'rewrite'; picks: number[] }
@@ -53,6 +58,7 @@ type Step =
 const picks = fc.array(fc.nat(), { minLength: 1, maxLength: 6 });
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('import-deletion' as const), picks }),
+  fc.record({ kind: fc.constant('ingest-deletion' as const), picks }),
   fc.record({ kind: fc.constant('erase-ids' as const), picks }),
   fc.record({ kind: fc.constant('erase-value' as const), pick: fc.nat() }),
   fc.record({ kind: fc.constant('rewrite' as const), picks }),
@@ -154,6 +160,7 @@ async function apply(
   clock: ManualClock,
   population: Population,
   next: Step,
+  ingest: () => Promise<{ app: FastifyInstance; token: string }>,
 ): Promise<void> {
   clock.advance(60_000);
   switch (next.kind) {
@@ -162,6 +169,26 @@ async function apply(
       if (ids.length === 0) return;
       await importByCli(url, clock, { respondents: ids.map((id) => ({ id, deleted: true })) });
       for (const id of ids) population.forget(id);
+      population.scrubbed();
+      return;
+    }
+    case 'ingest-deletion': {
+      const ids = population.pickLive(next.picks);
+      if (ids.length === 0) return;
+      const { app, token } = await ingest();
+      const answer = await app.inject({
+        method: 'POST',
+        url: '/ingest/v1/batches',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/x-ndjson',
+          'idempotency-key': `deletion-${clock.now()}`,
+        },
+        payload: ids.map((id) => JSON.stringify({ type: 'deletion', respondentId: id })).join('\n'),
+      });
+      expect(answer.statusCode).toBe(200);
+      for (const id of ids) population.forget(id);
+      // The ingest API scrubs a while after (at the latest when it closes, before the search).
       population.scrubbed();
       return;
     }
@@ -264,7 +291,7 @@ async function databaseBytes(store: Store, url: string): Promise<string> {
 }
 
 describe.each(ENGINES)('no byte of a removed answer stays in the files, on %s', (engine) => {
-  it('after any sequence of import deletions, erasures, rewrites, campaign deletions and retention', async () => {
+  it('after any sequence of import and ingest deletions, erasures, rewrites, campaign deletions and retention', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 7 }), async (steps) => {
         const url = await createTestDatabaseUrl(engine);
@@ -274,11 +301,28 @@ describe.each(ENGINES)('no byte of a removed answer stays in the files, on %s', 
         const clock = new ManualClock('2026-10-02T00:00:00Z');
         const population = new Population();
         let bytes: string;
+        // The platform's ingest API, as a serving process has it, made when a step first needs it.
+        let ingestApp: { app: FastifyInstance; token: string } | undefined;
+        const ingest = async () => {
+          if (!ingestApp) {
+            const { token } = await createIngestToken(store, clock, 'platform', 'operator');
+            const app = await buildIngestApp({
+              store,
+              clock,
+              logger: logCapture().logger,
+              config: { trustProxy: false },
+              // Later than any run: the scrub is the one its close makes.
+              ingest: { maxConcurrentBatches: 1, scrubAfterMs: 3_600_000 },
+            });
+            ingestApp = { app, token };
+          }
+          return ingestApp;
+        };
         try {
           await seed(store, clock, population);
           // Retention's clock: the seminar (10 January) is 30 days past by then.
           clock.advance(DAY);
-          for (const next of steps) await apply(store, url, clock, population, next);
+          for (const next of steps) await apply(store, url, clock, population, next, ingest);
           // PostgreSQL leaves removed rows in free space until the operator compacts.
           if (engine === 'postgres') {
             expect(await store.scrubRemovals()).toBe('until_compaction');
@@ -286,6 +330,7 @@ describe.each(ENGINES)('no byte of a removed answer stays in the files, on %s', 
             population.scrubbed();
           }
         } finally {
+          await ingestApp?.app.close();
           bytes = await databaseBytes(store, url);
         }
         const found = [...population.removedMarkers].filter((marker) => bytes.includes(marker));
@@ -298,6 +343,13 @@ describe.each(ENGINES)('no byte of a removed answer stays in the files, on %s', 
         numRuns: engine === 'sqlite' ? 12 : 6,
         // Sequences found to leave bytes behind before rows were rebuilt after a removal.
         examples: [
+          [
+            [
+              { kind: 'rewrite', picks: [33, 49] },
+              { kind: 'rewrite', picks: [0, 1, 2] },
+              { kind: 'ingest-deletion', picks: [0, 1] },
+            ],
+          ],
           [
             [
               { kind: 'rewrite', picks: [33, 49] },

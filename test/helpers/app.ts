@@ -114,7 +114,7 @@ export async function startTestApp(
     speedupsOff?: SpeedupsOff;
     keyUsage?: KeyUsage;
     /** The ingest API on this app, with its bound on batches at once. */
-    ingest?: { maxConcurrentBatches: number };
+    ingest?: { maxConcurrentBatches: number; scrubAfterMs?: number };
   } = {},
 ): Promise<TestApp> {
   const store =
