@@ -1,3 +1,5 @@
+import { DAY_MS } from './time-units.ts';
+
 /**
  * ISO-8601 date-time, extended (`2026-11-22T08:00:00.5+07:00`) or basic (`20261122T080000Z`), with
  * a seconds fraction of any length and a mandatory zone (`Z` or an offset of `±HH`, `±HHMM` or
@@ -49,7 +51,6 @@ function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
-const DAY_MS = 86_400_000;
 // The date part of the last day formatted: rows of a page mostly share their day.
 let lastDay = Number.NaN;
 let lastDayPrefix = '';

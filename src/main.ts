@@ -30,6 +30,7 @@ import { ADDRESS_ATTEMPTS_PER_MINUTE } from './portal/lockout.ts';
 import { connectRedis } from './redis.ts';
 import { retainDaily } from './removals/retention.ts';
 import { loadServerSecrets } from './secrets.ts';
+import { HOUR_MS } from './time-units.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -103,7 +104,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       // Without PUBLIC_URL (development only), the address this server listens on.
       publicUrl: () => configuredPublicUrl ?? listeningUrl,
       sessionIdleMs: config.sessionIdleMinutes * 60_000,
-      sessionAbsoluteMs: config.sessionAbsoluteHours * 3_600_000,
+      sessionAbsoluteMs: config.sessionAbsoluteHours * HOUR_MS,
       addressAttemptsPerMinute: ADDRESS_ATTEMPTS_PER_MINUTE,
       webhooksAllowPrivateNetworks: config.webhooksAllowPrivateNetworks,
       resolveWebhookHost: systemResolver,

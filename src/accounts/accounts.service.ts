@@ -4,6 +4,7 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../db/connect.ts';
 import type { AccountRow } from '../db/schema.ts';
 import { DomainError } from '../errors.ts';
+import { keyInForce } from '../keys/key-in-force.ts';
 import { findAccountByEmail, insertAccount, setDeactivatedAt } from './accounts.repository.ts';
 import {
   generatePassword,
@@ -143,10 +144,7 @@ export async function listAccounts(store: Store, clock: Clock): Promise<AccountL
   const rows = await store.db
     .selectFrom('accounts as a')
     .leftJoin('api_keys as k', (join) =>
-      join
-        .onRef('k.account_id', '=', 'a.id')
-        .on('k.expires_at', '>', now)
-        .on((eb) => eb.or([eb('k.revoked_at', 'is', null), eb('k.revoked_at', '>', now)])),
+      join.onRef('k.account_id', '=', 'a.id').on(keyInForce('k', now)),
     )
     .select((eb) => [...LISTED_COLUMNS, eb.fn.count<number>('k.id').as('live_keys')])
     .groupBy([...LISTED_COLUMNS])

@@ -1,6 +1,7 @@
+import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from '../time-units.ts';
 import { UsageError } from './usage-error.ts';
 
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const UNIT_MS = { s: SECOND_MS, m: MINUTE_MS, h: HOUR_MS, d: DAY_MS } as const;
 
 /** Reads `30s`, `5m`, `24h` or `90d` as milliseconds; a bare `0` is none. */
 export function parseDuration(text: string, option: string): number {

@@ -6,6 +6,7 @@ import { DomainError } from '../errors.ts';
 import { importWithin } from '../import/import.service.ts';
 import { jsonLinesItems } from '../import/import-sources.ts';
 import { toIso } from '../instant.ts';
+import { DAY_MS } from '../time-units.ts';
 import { claimBatchKey, findBatch, keepBatchAnswer, takeBatchTurn } from './batches.repository.ts';
 
 /** At most this many records in one batch: one transaction, quick to apply and to retry. */
@@ -13,7 +14,7 @@ export const MAX_BATCH_RECORDS = 1_000;
 /** At most this many bytes in one batch. */
 export const MAX_BATCH_BYTES = 5 * 1024 * 1024;
 /** How long a batch's answer is kept under its idempotency key. */
-export const IDEMPOTENCY_KEEP_MS = 24 * 3_600_000;
+export const IDEMPOTENCY_KEEP_MS = DAY_MS;
 
 /** 1 to 255 visible ASCII characters, as Stripe's Idempotency-Key takes them. */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;

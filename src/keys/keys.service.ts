@@ -7,7 +7,9 @@ import type { Store } from '../db/connect.ts';
 import type { ApiKeyRow, Database } from '../db/schema.ts';
 import { DomainError } from '../errors.ts';
 import { recordScopeChange } from '../notifications/change-events.ts';
+import { DAY_MS } from '../time-units.ts';
 import { generateKeyText, hashKey, isWellFormedKey, keyHint } from './key-format.ts';
+import { type KeyStatus, keyStatus, lifetimeOf } from './key-in-force.ts';
 import { type FieldCheck, validateScopes } from './key-scopes.ts';
 import { sealKey } from './key-seal.ts';
 
@@ -23,7 +25,6 @@ import {
   writeScopes,
 } from './keys.repository.ts';
 
-export const DAY_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_KEY_LIFETIME_MS = 90 * DAY_MS;
 export const DEFAULT_ROTATION_OVERLAP_MS = DAY_MS;
 export const MAX_ROTATION_OVERLAP_MS = 7 * DAY_MS;
@@ -60,8 +61,8 @@ export async function verifyKey(
   if (!isWellFormedKey(text)) return { kind: 'malformed' };
   const row = await findKeyByHash(store, hashKey(text));
   if (!row) return { kind: 'unknown' };
-  if (row.revokedAt !== null && row.revokedAt <= now) return { kind: 'revoked' };
-  if (row.expiresAt <= now) return { kind: 'expired' };
+  const status = keyStatus(row, now);
+  if (status !== 'active') return { kind: status };
   if (row.accountDeactivatedAt !== null) return { kind: 'account_deactivated' };
   return {
     kind: 'valid',
@@ -72,17 +73,6 @@ export async function verifyKey(
       scopeVersion: row.scopeVersion,
     },
   };
-}
-
-export type KeyStatus = 'active' | 'revoked' | 'expired';
-
-export function keyStatus(
-  row: Pick<ApiKeyRow, 'revoked_at' | 'expires_at'>,
-  now: number,
-): KeyStatus {
-  if (row.revoked_at !== null && row.revoked_at <= now) return 'revoked';
-  if (row.expires_at <= now) return 'expired';
-  return 'active';
 }
 
 export interface IssuedKey {
@@ -230,7 +220,7 @@ export async function rotateKey(
   const id = randomUUID();
   return store.db.transaction().execute(async (trx) => {
     const old = await getKey(trx, keyId);
-    const status = keyStatus(old, now);
+    const status = keyStatus(lifetimeOf(old), now);
     if (status !== 'active')
       throw new DomainError('conflict', `key ${keyId} is ${status} and cannot be rotated`);
     if (old.replaced_by_id !== null) {
@@ -317,7 +307,7 @@ async function describeKeys(
     name: row.name,
     account: row.email,
     hint: row.hint,
-    status: keyStatus(row, now),
+    status: keyStatus(lifetimeOf(row), now),
     createdAt: new Date(row.created_at).toISOString(),
     expiresAt: new Date(row.expires_at).toISOString(),
     lastUsedAt: iso(row.last_used_at),

@@ -3,6 +3,7 @@ import { inList, jsonRecords, listParameter } from '../db/list-parameter.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import type { Database } from '../db/schema.ts';
 import type { Store } from '../db/store.ts';
+import { keyInForce } from '../keys/key-in-force.ts';
 import type { EventType } from './events.ts';
 
 /*
@@ -215,8 +216,7 @@ const selectInForce = preparedQuery((store, lineageIds: unknown, now: number) =>
     .leftJoin('campaigns as c', 'c.id', 's.campaign_id')
     .select(['k.id', 'k.lineage_id', 's.campaign_id', 'c.deleted_at'])
     .where(inList(store, 'k.lineage_id', lineageIds))
-    .where('k.expires_at', '>', now)
-    .where((eb) => eb.or([eb('k.revoked_at', 'is', null), eb('k.revoked_at', '>', now)]))
+    .where(keyInForce('k', now))
     .where('a.deactivated_at', 'is', null)
     .orderBy('k.created_at', 'desc')
     .orderBy('k.id'),

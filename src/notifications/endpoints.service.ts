@@ -5,13 +5,14 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
 import type { Store } from '../db/store.ts';
 import { DomainError } from '../errors.ts';
+import { keyStatus, lifetimeOf } from '../keys/key-in-force.ts';
+import { DAY_MS } from '../time-units.ts';
 import { lastTestEventAt } from './deliveries.repository.ts';
 import { EVENT_TYPES, type EventType, isEventType } from './events.ts';
 import { recordEvents } from './outbox.repository.ts';
 import { newWebhookSecret, sealSecret } from './signing.ts';
 import { urlProblem } from './webhook-sender.ts';
 
-const DAY_MS = 24 * 3_600_000;
 /** After a rotation the old secret signs beside the new one this long. */
 export const SECRET_OVERLAP_MS = DAY_MS;
 /** The delivery log goes back this far. */
@@ -78,7 +79,7 @@ async function lineageOf(settings: EndpointSettings, keyId: string): Promise<str
     .executeTakeFirst();
   if (!key) throw new DomainError('not_found', `no key with id ${keyId}`);
   const now = clock.now();
-  if ((key.revoked_at !== null && Number(key.revoked_at) <= now) || Number(key.expires_at) <= now) {
+  if (keyStatus(lifetimeOf(key), now) !== 'active') {
     throw new DomainError('conflict', `key ${keyId} is no longer in force`);
   }
   return key.lineage_id;

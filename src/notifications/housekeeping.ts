@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import { keyInForce } from '../keys/key-in-force.ts';
+import { DAY_MS } from '../time-units.ts';
 import { DELIVERY_LOG_MS } from './endpoints.service.ts';
 import { recordEvents } from './outbox.repository.ts';
 
-const DAY_MS = 24 * 3_600_000;
 /**
  * `key.expiring` goes this many days before a key expires. Nearest first: a key found within a
  * day of its end gets one notice, not the 7-day one as well.
@@ -21,9 +22,8 @@ export async function noticeExpiringKeys(db: Kysely<Database>, now: number): Pro
     const keys = await db
       .selectFrom('api_keys as k')
       .select(['k.id', 'k.lineage_id', 'k.expires_at'])
-      .where('k.expires_at', '>', now)
+      .where(keyInForce('k', now))
       .where('k.expires_at', '<=', now + days * DAY_MS)
-      .where('k.revoked_at', 'is', null)
       .where('k.replaced_by_id', 'is', null)
       .where(({ exists, selectFrom }) =>
         exists(

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import { keyInForce } from '../keys/key-in-force.ts';
 import { campaignOf, type EventType, type NewEvent } from './events.ts';
 
 /** A message id (`webhook-id`): the same on every attempt of one delivery. */
@@ -43,8 +44,7 @@ async function endpointsFor(
         .select('k.id')
         .whereRef('k.lineage_id', '=', 'e.lineage_id')
         .where('s.campaign_id', '=', campaignId)
-        .where('k.expires_at', '>', now)
-        .where((eb) => eb.or([eb('k.revoked_at', 'is', null), eb('k.revoked_at', '>', now)])),
+        .where(keyInForce('k', now)),
     ),
   );
   return query.execute();

@@ -5,6 +5,7 @@ import type { KeyOverview } from '../portal/key-overview.ts';
 import { clientOf } from '../portal/portal.routes.ts';
 import type { SessionPrincipal } from '../portal/portal.service.ts';
 import { isSteppedUp } from '../portal/step-up.ts';
+import { HOUR_MS } from '../time-units.ts';
 import { codeOf, formOf, isNewPasswordRefusal, newPasswordOf } from './form-input.ts';
 import { PORTAL_PATH } from './layout.ts';
 import { pageErrorOf } from './page-errors.ts';
@@ -27,7 +28,6 @@ import { registerWebhookRoutes } from './webhook.routes.ts';
 const KEYS_PATH = `${PORTAL_PATH}/keys`;
 /** The notification changes a key page may report after its redirect (?done=…). */
 const DONE_NEWS = ['tested', 'turnedOff', 'turnedOn', 'removed'] as const;
-const HOUR_MS = 3_600_000;
 
 /** The signed-in holder's pages: keys (reveal, rotate, usage), devices, password, get started. */
 export function registerAccountRoutes(pages: FastifyInstance, kit: PageKit): void {

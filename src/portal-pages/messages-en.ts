@@ -1,4 +1,5 @@
 import type { ThrottleReason } from '../portal/portal-context.ts';
+import { HOUR_MS } from '../time-units.ts';
 import type { FormProblem } from './form-input.ts';
 
 /** The portal's words in English; its shape is every language's (see Messages). */
@@ -29,7 +30,7 @@ export const en = {
   },
   /** Time left before something ends, for a status line ("ends in 3 hours"). */
   timeLeft: (ms: number) => {
-    const hours = ms / 3_600_000;
+    const hours = ms / HOUR_MS;
     if (hours < 1) {
       const minutes = Math.max(1, Math.ceil(ms / 60_000));
       return minutes === 1 ? '1 minute' : `${minutes} minutes`;

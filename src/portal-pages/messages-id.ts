@@ -1,3 +1,4 @@
+import { HOUR_MS } from '../time-units.ts';
 import type { Messages } from './messages-en.ts';
 
 /** The portal's words in Indonesian, the language most holders read. */
@@ -22,7 +23,7 @@ export const id: Messages = {
     return `${Math.ceil(seconds / 3600)} jam`;
   },
   timeLeft: (ms) => {
-    const hours = ms / 3_600_000;
+    const hours = ms / HOUR_MS;
     if (hours < 1) return `${Math.max(1, Math.ceil(ms / 60_000))} menit`;
     if (hours < 48) return `${Math.floor(hours)} jam`;
     return `${Math.floor(hours / 24)} hari`;

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { EVENT_TYPES } from '../notifications/events.ts';
 import { clientOf } from '../portal/portal.routes.ts';
 import type { SessionPrincipal } from '../portal/portal.service.ts';
+import { HOUR_MS } from '../time-units.ts';
 import { formOf } from './form-input.ts';
 import type { PageKit } from './page-kit.ts';
 import { type KeyAction, keyPath } from './pages/keys.ts';
@@ -14,7 +15,6 @@ import {
   secretPage,
 } from './pages/webhooks.ts';
 
-const HOUR_MS = 3_600_000;
 const CHANGES = ['test', 'disable', 'enable', 'remove'] as const;
 type Change = (typeof CHANGES)[number];
 /** What the key page says after each change (see NotificationsState.done). */

@@ -2,6 +2,7 @@ import { ApiError, DomainError } from '../errors.ts';
 import { openSealedKey } from '../keys/key-seal.ts';
 import { findSealedKey, wipeSealedKey } from '../keys/keys.repository.ts';
 import { listKeys, rotateKey } from '../keys/keys.service.ts';
+import { HOUR_MS } from '../time-units.ts';
 import { keyOverview } from './key-overview.ts';
 import type { Audit, ClientContext, PortalDeps } from './portal-context.ts';
 import type { SessionPrincipal } from './sessions.ts';
@@ -75,7 +76,7 @@ export function createHolderKeys(deps: PortalDeps, audit: Audit) {
           store,
           clock,
           keyId,
-          overlapHours * 3_600_000,
+          overlapHours * HOUR_MS,
           principal.accountId,
         );
         await audit(principal.accountId, 'key.rotated', client, { keyId, successor: rotated.id });

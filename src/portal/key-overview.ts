@@ -1,11 +1,13 @@
 import type { Kysely } from 'kysely';
 import type { ApiKeyRow, Database } from '../db/schema.ts';
+import { keyStatus, lifetimeOf } from '../keys/key-in-force.ts';
 import { emptyUsageDay, jakartaDay } from '../keys/key-usage.ts';
 import { findScopesOfKeys, listKeyRows } from '../keys/keys.repository.ts';
 import { readUsageDays, type UsageDay } from '../keys/usage-days.repository.ts';
+import { DAY_MS } from '../time-units.ts';
 
 /** A key this close to its end is shown as expiring soon, so its holder rotates in time. */
-export const EXPIRING_SOON_MS = 14 * 24 * 3_600_000;
+export const EXPIRING_SOON_MS = 14 * DAY_MS;
 /** The usage chart's span, today included. */
 export const USAGE_DAYS = 30;
 
@@ -21,9 +23,14 @@ export function keyState(
   key: Pick<ApiKeyRow, 'revoked_at' | 'expires_at' | 'replaced_by_id'>,
   now: number,
 ): KeyState {
-  if (key.revoked_at !== null && key.revoked_at <= now)
-    return { kind: 'revoked', at: key.revoked_at };
-  if (key.expires_at <= now) return { kind: 'expired', at: key.expires_at };
+  switch (keyStatus(lifetimeOf(key), now)) {
+    case 'revoked':
+      return { kind: 'revoked', at: key.revoked_at ?? now };
+    case 'expired':
+      return { kind: 'expired', at: key.expires_at };
+    case 'active':
+      break;
+  }
   // A rotated key keeps working for its overlap: its expiry was brought forward to the overlap's end.
   if (key.replaced_by_id !== null) return { kind: 'rotating_out', until: key.expires_at };
   if (key.expires_at - now <= EXPIRING_SOON_MS)
@@ -55,7 +62,7 @@ export interface KeyOverview {
 
 function lastDays(now: number): string[] {
   return Array.from({ length: USAGE_DAYS }, (_, index) =>
-    jakartaDay(now - (USAGE_DAYS - 1 - index) * 24 * 3_600_000),
+    jakartaDay(now - (USAGE_DAYS - 1 - index) * DAY_MS),
   );
 }
 

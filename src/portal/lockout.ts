@@ -1,3 +1,4 @@
+import { DAY_MS } from '../time-units.ts';
 /**
  * Throttles and locks of the portal's sign-in, as pure decisions over counts the store keeps.
  *
@@ -42,7 +43,7 @@ export const MAX_WRONG_CURRENT_PASSWORDS = 5;
  * in the mail still works: it cannot be guessed).
  */
 export const MAX_WRONG_RESET_CODES = 10;
-export const RESET_CODE_WINDOW_MS = 24 * 3_600_000;
+export const RESET_CODE_WINDOW_MS = DAY_MS;
 
 /** A fixed-window counter as the store returns it after counting one more. */
 export interface ThrottleWindow {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AccountRow, CodePurpose } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { digestsEqual, generateToken, hmacHex, sha256Hex } from '../secret-hash.ts';
+import { DAY_MS, HOUR_MS } from '../time-units.ts';
 import * as repo from './codes.repository.ts';
 import type { Audit, ClientContext, PortalDeps } from './portal-context.ts';
 import type { Budget, Throttles } from './throttles.ts';
@@ -23,8 +24,6 @@ export const CODE_MAIL_WINDOW_MS = 10 * 60_000;
  */
 export const RESET_MAILS_PER_HOUR = 3;
 export const RESET_MAILS_PER_DAY = 6;
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 
 export const CHALLENGE_PREFIX = 'hadir_chl_';
 const CHALLENGE = /^hadir_chl_[0-9a-f]{64}$/;

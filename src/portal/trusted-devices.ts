@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.ts';
 import { generateToken, sha256Hex } from '../secret-hash.ts';
+import { DAY_MS } from '../time-units.ts';
 import * as repo from './devices.repository.ts';
 import { type Audit, type ClientContext, iso, type PortalDeps } from './portal-context.ts';
 import type { SessionPrincipal } from './sessions.ts';
@@ -8,7 +9,7 @@ import type { SessionPrincipal } from './sessions.ts';
 export const DEVICE_TOKEN_PREFIX = 'hadir_dev_';
 const DEVICE_TOKEN = /^hadir_dev_[0-9a-f]{64}$/;
 /** Spec: a trusted-device token issued by verify-otp is valid 30 days. */
-export const DEVICE_TTL_MS = 30 * 24 * 60 * 60_000;
+export const DEVICE_TTL_MS = 30 * DAY_MS;
 /** An account keeps this many live devices; trusting one more revokes the oldest. */
 export const MAX_DEVICES_PER_ACCOUNT = 20;
 const MAX_DEVICE_LABEL_LENGTH = 100;

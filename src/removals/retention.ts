@@ -2,6 +2,7 @@ import { recordAudit } from '../audit/audit.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Scrub, Store } from '../db/store.ts';
 import { ChangeSet } from '../notifications/change-events.ts';
+import { DAY_MS } from '../time-units.ts';
 import {
   findCampaignsPastRetention,
   purgeRemovalsBefore,
@@ -9,8 +10,6 @@ import {
   removeCampaignRespondents,
   stampRemovals,
 } from './removals.repository.ts';
-
-const DAY_MS = 24 * 3_600_000;
 
 /** How long personal data and tombstones are kept (see operating.md, "Personal data"). */
 export interface RetentionSettings {
