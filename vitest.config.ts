@@ -14,6 +14,8 @@ export default defineConfig({
     maxWorkers: availableParallelism() + 1,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // What a test file started ends with the file, even when a test failed or timed out.
+    setupFiles: ['test/helpers/kill-owned-processes.ts'],
     projects: [
       {
         extends: true,

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -9,6 +9,7 @@ import { systemClock } from '../../src/clock.ts';
 import { makeCertificate } from '../helpers/certificates.ts';
 import { exitOf, startHadir } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
+import { spawnOwned } from '../helpers/owned-processes.ts';
 import { freePort } from '../helpers/postgres-cluster.ts';
 import { createTestDatabaseUrl, openTestStore } from '../helpers/stores.ts';
 import { until } from '../helpers/until.ts';
@@ -150,7 +151,7 @@ describe('Hadir behind nginx (deploy/nginx-hadir.conf), with TRUST_PROXY', () =>
       ].join('\n'),
     );
     // -e: its log from the first line on, not the system's (which a user other than root cannot open).
-    nginx = spawn(
+    nginx = spawnOwned(
       NGINX,
       [
         '-p',

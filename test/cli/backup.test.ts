@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import {
   existsSync,
   mkdtempSync,
@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exitOf, HADIR_BIN, runHadir, startHadir, TEST_SECRET_ENV } from '../helpers/cli.ts';
+import { spawnOwned } from '../helpers/owned-processes.ts';
 import { findPostgresBin } from '../helpers/postgres-cluster.ts';
 import { createEmptyPostgresUrl, createTestDatabaseUrl } from '../helpers/stores.ts';
 
@@ -127,7 +128,7 @@ describe('hadir backup and restore on SQLite', () => {
       return requests;
     })();
     writeFileSync(join(work, 'second.json'), importDocument('second', 200_000));
-    const importing = spawn(HADIR_BIN, ['import', join(work, 'second.json')], {
+    const importing = spawnOwned(HADIR_BIN, ['import', join(work, 'second.json')], {
       env: { ...process.env, ...TEST_SECRET_ENV, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
       stdio: 'ignore',
     });

@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -17,6 +17,7 @@ import { systemClock } from '../../src/clock.ts';
 import { type ProcessSettings, settingsFor } from '../../src/process-memory.ts';
 import { exitOf, TEST_SECRET_ENV } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
+import { spawnOwned } from '../helpers/owned-processes.ts';
 import { createTestDatabaseUrl, openTestStore } from '../helpers/stores.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -91,7 +92,7 @@ describe('a production install: npm run build, then npm ci --omit=dev --workspac
     const { key } = await createTestKey(store, systemClock, [{ campaignId: 'c', fields: [] }]);
     await store.close();
 
-    const child = spawn(join(folder, 'bin/hadir'), ['serve', '--port', '0', '--json'], {
+    const child = spawnOwned(join(folder, 'bin/hadir'), ['serve', '--port', '0', '--json'], {
       cwd: folder,
       env: { ...process.env, ...TEST_SECRET_ENV, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'inherit'],

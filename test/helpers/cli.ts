@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../../src/cli/cli.ts';
 import type { Clock } from '../../src/clock.ts';
+import { spawnOwned } from './owned-processes.ts';
 
 export const HADIR_BIN = fileURLToPath(new URL('../../bin/hadir', import.meta.url));
 
@@ -25,7 +26,7 @@ function runProcess(
   options: { env: NodeJS.ProcessEnv; input?: string; cwd?: string },
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(path, args, {
+    const child = spawnOwned(path, args, {
       cwd: options.cwd,
       env: options.env,
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -80,7 +81,7 @@ export function startHadir(
       ? [HADIR_BIN, args]
       : ['sh', ['-c', `ulimit -n ${options.openFileLimit} && exec "$0" "$@"`, HADIR_BIN, ...args]];
   return new Promise((resolve, reject) => {
-    const child = spawn(command, commandArgs, {
+    const child = spawnOwned(command, commandArgs, {
       cwd: options.cwd,
       env: {
         ...process.env,

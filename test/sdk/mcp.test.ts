@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -8,6 +7,7 @@ import { importDocument } from '../../src/import/import.service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { exitOf } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
+import { spawnOwned } from '../helpers/owned-processes.ts';
 
 const MCP_BIN = new URL('../../packages/mcp/bin/hadir-mcp', import.meta.url).pathname;
 const WEDDING = 'pernikahan-rina-bayu';
@@ -395,7 +395,7 @@ describe('hadir-mcp and the rate limit', () => {
 describe('hadir-mcp start-up', () => {
   /** hadir-mcp started as a client would, with only `env`: its exit status and standard error. */
   async function startAlone(args: string[], env: Record<string, string>) {
-    const child = spawn(MCP_BIN, args, {
+    const child = spawnOwned(MCP_BIN, args, {
       env: { PATH: process.env.PATH ?? '', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

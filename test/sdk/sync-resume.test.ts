@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
@@ -10,6 +9,7 @@ import { Mirror, type MirrorRow, runSync } from '../../packages/sync/src/index.t
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { runProgram } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
+import { spawnOwned } from '../helpers/owned-processes.ts';
 import { createTestDatabaseUrl } from '../helpers/stores.ts';
 import { until } from '../helpers/until.ts';
 
@@ -161,7 +161,7 @@ describe('hadir-sync resumes, explains and exports', () => {
       '--limit',
       '10',
     ];
-    const child = spawn(SYNC_BIN, args, {
+    const child = spawnOwned(SYNC_BIN, args, {
       env: { ...process.env, HADIR_API_KEY: apiKey },
       stdio: 'ignore',
     });
