@@ -4,11 +4,9 @@ import { sendTagged } from '../http/conditional.ts';
 import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
 import { requireKey } from '../http/key-auth.ts';
 import { ensureClientWaiting } from '../http/overload.ts';
-import { parseInstant } from '../instant.ts';
 import {
   CampaignParams,
   CampaignsResponse,
-  DEFAULT_PAGE_LIMIT,
   FieldsResponse,
   NoQuery,
   RespondentsQuerySchema,
@@ -16,7 +14,6 @@ import {
   SummaryResponse,
 } from './campaigns.schemas.ts';
 import type { CampaignService, ReadAhead } from './campaigns.service.ts';
-import { refusePageWithCursor } from './pages/page-cursor.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -142,7 +139,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
             'R2: page until page >= meta.totalPages, read fresh from every response; a short page is not the last page.',
             'R3: on 429 wait Retry-After seconds, then retry the same request.',
             'R4: submittedAt is a last-modified time: store rows by id and upsert. For incremental syncs pass since = the largest submittedAt stored, advanced only after a whole sync succeeded.',
-            'Cursor paging (an addition within v1): pass meta.nextCursor as cursor= instead of page, with the same since and limit, to read the rows after that page; unlike page numbers it cannot skip a row that moved because it was edited. page with cursor is a 400. Unknown query parameters are rejected.',
+            'Cursor paging (an addition within v1): pass meta.nextCursor as cursor= instead of page, alone or with the same since and limit, to read the rows after that page; unlike page numbers it cannot skip a row that moved because it was edited. page with cursor is a 400. Unknown query parameters are rejected.',
           ].join('\n\n'),
           params: CampaignParams,
           querystring: RespondentsQuerySchema,
@@ -155,20 +152,11 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
       },
       async (request, reply) => {
         const key = requireKey(request);
-        const { page, limit, since, cursor } = request.query;
         request.accessRecord = { campaignId: request.params.id };
-        refusePageWithCursor(request.query);
-        // The schema's date-time format runs parseInstant too, so this always succeeds here.
-        const sinceMs = since === undefined ? undefined : parseInstant(since);
         const response = await service.respondents(
           key,
           request.params.id,
-          {
-            page: page ?? 1,
-            limit: limit ?? DEFAULT_PAGE_LIMIT,
-            sinceMs,
-            ...(cursor !== undefined ? { cursor } : {}),
-          },
+          request.query,
           whileWaiting(request),
           request.readAhead,
         );

@@ -1,8 +1,6 @@
 import { type Static, Type } from 'typebox';
+import { CursorParam, limitParam, PageMetaSchema, PageParam } from '../paging/page-schemas.ts';
 
-export const MAX_PAGE_LIMIT = 200;
-/** The largest page number accepted: far past any campaign, and still a 32-bit integer. */
-export const MAX_PAGE = 2_147_483_647;
 export const DEFAULT_PAGE_LIMIT = 50;
 
 export const CampaignParams = Type.Object(
@@ -16,36 +14,6 @@ export const CampaignParams = Type.Object(
 );
 
 export const NoQuery = Type.Object({}, { additionalProperties: false });
-
-/** `page` of a paged list: no schema default, so a handler can tell it from none (see cursor). */
-export const PageParam = Type.Optional(
-  Type.Integer({
-    minimum: 1,
-    maximum: MAX_PAGE,
-    description: '1-based page number in decimal digits; default 1.',
-  }),
-);
-
-/** `limit` of a paged list, 1 to MAX_PAGE_LIMIT. */
-export const limitParam = (fallback: number, what: string) =>
-  Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: MAX_PAGE_LIMIT,
-      default: fallback,
-      description: `${what} per page in decimal digits, 1 to ${MAX_PAGE_LIMIT}; default ${fallback}.`,
-    }),
-  );
-
-/** `cursor` of a keyset-paged list: the previous page's `meta.nextCursor`. */
-export const CursorParam = Type.Optional(
-  Type.String({
-    minLength: 1,
-    maxLength: 1024,
-    description:
-      'meta.nextCursor of the previous page: the items strictly after it, in the same order. Instead of page. A cursor is signed and bound to its list, since and limit: send it with the same since and limit, or it is refused with 400.',
-  }),
-);
 
 /** Spec, GET …/respondents query parameters. Unknown parameters are rejected, not ignored. */
 export const RespondentsQuerySchema = Type.Object(
@@ -143,30 +111,6 @@ export const RespondentSchema = Type.Object(
 
 /** Spec, Respondent. */
 export type Respondent = Static<typeof RespondentSchema>;
-
-/** Spec, Page metadata, plus `nextCursor` (an addition within v1: keyset paging that edits cannot skip). */
-export const PageMetaSchema = Type.Object(
-  {
-    total: Type.Integer({
-      minimum: 0,
-      description: 'Rows matching this request (since included).',
-    }),
-    page: Type.Integer({ minimum: 1 }),
-    limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE_LIMIT }),
-    totalPages: Type.Integer({
-      minimum: 0,
-      description:
-        'R2: page until page >= totalPages, read fresh from every response; a short page is not the last.',
-    }),
-    nextCursor: Type.Union([Type.String(), Type.Null()], {
-      description:
-        'Pass as cursor= for the rows after this page (keyset: edits cannot make it skip a row); null on the last page.',
-    }),
-  },
-  { title: 'PageMeta', additionalProperties: false },
-);
-
-export type PageMeta = Static<typeof PageMetaSchema>;
 
 export const RespondentsResponse = Type.Object(
   { data: Type.Array(RespondentSchema), meta: PageMetaSchema },

@@ -7,6 +7,7 @@ import {
 } from '../http/response-cache.ts';
 import { toIso } from '../instant.ts';
 import type { AuthenticatedKey } from '../keys/keys.service.ts';
+import { type PageQueryInput, readPageQuery } from '../paging/page-query.ts';
 import { isRecordId } from '../record-ids.ts';
 import { SingleFlight } from '../single-flight.ts';
 import {
@@ -20,10 +21,8 @@ import {
 } from './campaigns.repository.ts';
 import type { Campaign, Summary } from './campaigns.schemas.ts';
 import type { Projection } from './field-projection.ts';
-import type { RespondentPages, RespondentsQuery } from './pages/respondent-pages.ts';
+import type { RespondentPages } from './pages/respondent-pages.ts';
 import { ScopeProjections } from './scope-projections.ts';
-
-export type { RespondentsQuery } from './pages/respondent-pages.ts';
 
 /** Runs once access is settled, before the answer is read: it may abandon the request. */
 export type BeforeWork = () => void;
@@ -63,7 +62,7 @@ export interface CampaignService {
   respondents(
     key: AuthenticatedKey,
     campaignId: string,
-    query: RespondentsQuery,
+    query: PageQueryInput,
     beforeWork?: BeforeWork,
     ahead?: ReadAhead,
   ): Promise<CachedResponse>;
@@ -217,13 +216,13 @@ export function createCampaignService(
     },
 
     async respondents(key, campaignId, query, beforeWork, ahead) {
-      const resolved = pages.resolve(campaignId, query);
+      const resolved = readPageQuery(campaignId, query, pages.paging);
       const read = ahead?.kind === 'respondents' ? ahead.read : readCampaign(campaignId);
       const { campaign, projection } = await access(key, campaignId, read);
       beforeWork?.();
-      const { cursor } = resolved;
-      const place = cursor
-        ? `cursor:${cursor.after.submittedAt}\u0000${cursor.after.id}\u0000${cursor.page}`
+      const { after } = resolved;
+      const place = after
+        ? `cursor:${after.submittedAt}\u0000${after.id}\u0000${resolved.page}`
         : `page:${resolved.page}`;
       const cacheKey = `respondents\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}\u0000${resolved.sinceMs ?? ''}\u0000${place}\u0000${resolved.limit}`;
       return cache.get(cacheKey, () => pages.read(campaign, projection.fieldKeys, resolved));

@@ -33,7 +33,7 @@ Every data request is a GET; JSON in UTF-8; timestamps are ISO-8601 in UTC. Camp
     title: 'R2: paging',
     markdown: `Page until \`page >= meta.totalPages\`, reading \`totalPages\` fresh from every response (it grows as RSVPs arrive). A short page is not the last page. Rows come in \`submittedAt\`, then \`id\` order; do not re-sort before you have them all.
 
-Better: follow \`meta.nextCursor\`. Pass it back as \`cursor=\` (instead of \`page\`, with the same \`since\` and \`limit\`: a cursor is signed and bound to them, so anything else is a 400) until it is \`null\`. A respondent who edits while you page moves to the end; page numbers then skip one row, a cursor never does.`,
+Better: follow \`meta.nextCursor\`. Pass it back alone as \`cursor=\` (instead of \`page\`: a cursor is signed and carries its \`since\` and \`limit\`; sent beside it they must be the same, or it is a 400) until it is \`null\`. A respondent who edits while you page moves to the end; page numbers then skip one row, a cursor never does.`,
   },
   {
     id: 'rate-limits',

@@ -60,7 +60,9 @@ export function createServer(options: ServerOptions) {
     trustProxy: options.trustProxy ?? false,
     ajv: {
       // Unknown query parameters must be rejected (spec, respondents), never silently dropped.
-      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true },
+      // A schema's default documents what a handler does when the value is left out; it is not
+      // filled in, so that a handler can tell a value sent from none (a limit beside a cursor).
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: false },
       plugins: ajvPlugins,
     },
   }).withTypeProvider<TypeBoxTypeProvider>();

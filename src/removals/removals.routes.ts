@@ -1,15 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CampaignParams } from '../campaigns/campaigns.schemas.ts';
-import { refusePageWithCursor } from '../campaigns/pages/page-cursor.ts';
 import { sendTagged } from '../http/conditional.ts';
 import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
 import { requireKey } from '../http/key-auth.ts';
-import { parseInstant } from '../instant.ts';
-import {
-  DEFAULT_REMOVALS_LIMIT,
-  RemovalsQuerySchema,
-  RemovalsResponse,
-} from './removals.schemas.ts';
+import { RemovalsQuerySchema, RemovalsResponse } from './removals.schemas.ts';
 import type { RemovalsFeed } from './removals.service.ts';
 
 /** An addition within v1: the feed of respondents who left a campaign. GET, changes nothing. */
@@ -40,16 +34,8 @@ export function removalsRoutes(feed: RemovalsFeed): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const key = requireKey(request);
-        const { page, limit, since, cursor } = request.query;
         request.accessRecord = { campaignId: request.params.id };
-        refusePageWithCursor(request.query);
-        const response = await feed.page(key, request.params.id, {
-          page: page ?? 1,
-          limit: limit ?? DEFAULT_REMOVALS_LIMIT,
-          // The schema's date-time format runs parseInstant too, so this always succeeds here.
-          sinceMs: since === undefined ? undefined : parseInstant(since),
-          ...(cursor !== undefined ? { cursor } : {}),
-        });
+        const response = await feed.page(key, request.params.id, request.query);
         return sendTagged(request, reply, response);
       },
     );

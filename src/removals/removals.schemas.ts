@@ -1,10 +1,5 @@
 import { Type } from 'typebox';
-import {
-  CursorParam,
-  limitParam,
-  PageMetaSchema,
-  PageParam,
-} from '../campaigns/campaigns.schemas.ts';
+import { CursorParam, limitParam, PageMetaSchema, PageParam } from '../paging/page-schemas.ts';
 
 export const DEFAULT_REMOVALS_LIMIT = 200;
 

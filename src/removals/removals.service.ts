@@ -1,19 +1,26 @@
 import type { CampaignService } from '../campaigns/campaigns.service.ts';
-import { CursorCodec } from '../campaigns/pages/page-cursor.ts';
 import type { Store } from '../db/store.ts';
 import { ApiError } from '../errors.ts';
 import { type CachedResponse, toCachedResponse } from '../http/response-cache.ts';
 import { toIso } from '../instant.ts';
 import type { AuthenticatedKey } from '../keys/keys.service.ts';
+import { CursorCodec, type PositionFormat } from '../paging/page-cursor.ts';
+import { pageMeta } from '../paging/page-meta.ts';
+import { type PageQueryInput, type Paging, readPageQuery } from '../paging/page-query.ts';
 import { countRemovals, type FeedStart, readHorizon, readRemovals } from './removals.repository.ts';
+import { DEFAULT_REMOVALS_LIMIT } from './removals.schemas.ts';
 
-/** A removals query as a client sent it. */
-export interface RemovalsQuery {
-  page: number;
-  limit: number;
-  sinceMs: number | undefined;
-  cursor?: string;
+/** A removal's place in the feed's order (removedAt, then id). */
+interface RemovalPosition {
+  removedAt: number;
+  respondentId: string;
 }
+
+const REMOVAL_POSITIONS: PositionFormat<RemovalPosition> = {
+  list: 'removals',
+  toPair: (position) => [position.removedAt, position.respondentId],
+  fromPair: (removedAt, respondentId) => ({ removedAt, respondentId }),
+};
 
 /**
  * The removals feed of a campaign: who left it and when, for a key that may read the campaign.
@@ -28,50 +35,22 @@ export function createRemovalsFeed(
   options: { campaigns: CampaignService; cursorKey: Buffer },
 ) {
   const { campaigns } = options;
-  const cursors = new CursorCodec(options.cursorKey);
-  // A removals cursor can never be taken for a respondents cursor of the same campaign.
-  const bindingOf = (campaignId: string, query: RemovalsQuery) => ({
-    campaignId: `removals\u0000${campaignId}`,
-    sinceMs: query.sinceMs,
-    limit: query.limit,
-  });
-
-  function startOf(campaignId: string, query: RemovalsQuery): { start: FeedStart; page: number } {
-    if (query.cursor === undefined) {
-      return { start: { kind: 'offset', rows: (query.page - 1) * query.limit }, page: query.page };
-    }
-    const reading = cursors.decode(query.cursor, bindingOf(campaignId, query));
-    switch (reading.kind) {
-      case 'valid':
-        return {
-          start: {
-            kind: 'after',
-            removedAt: reading.cursor.after.submittedAt,
-            respondentId: reading.cursor.after.id,
-          },
-          page: reading.cursor.page,
-        };
-      case 'forged':
-        throw new ApiError(
-          'invalid_parameter',
-          "query parameter 'cursor' is not a cursor of this feed",
-        );
-      case 'other_query':
-        throw new ApiError(
-          'invalid_parameter',
-          `query parameter 'cursor' belongs to another ${reading.what}: send it with the same campaign, since and limit`,
-        );
-    }
-  }
+  const paging: Paging<RemovalPosition> = {
+    cursors: new CursorCodec(options.cursorKey, REMOVAL_POSITIONS),
+    defaultLimit: DEFAULT_REMOVALS_LIMIT,
+  };
 
   return {
     async page(
       key: AuthenticatedKey,
       campaignId: string,
-      query: RemovalsQuery,
+      input: PageQueryInput,
     ): Promise<CachedResponse> {
+      const query = readPageQuery(campaignId, input, paging);
       await campaigns.access(key, campaignId);
-      const { start, page } = startOf(campaignId, query);
+      const start: FeedStart = query.after
+        ? { kind: 'after', ...query.after }
+        : { kind: 'offset', rows: (query.page - 1) * query.limit };
       // Read before the rows: every removal stamped up to lastStamp is among them.
       const { vouchedSince, lastStamp } = await readHorizon(store.db);
       if (query.sinceMs !== undefined && query.sinceMs < vouchedSince) {
@@ -86,19 +65,19 @@ export function createRemovalsFeed(
       ]);
       const last = rows.at(-1);
       const nextCursor =
-        last !== undefined && (page - 1) * query.limit + rows.length < total
-          ? cursors.encode(
-              { after: { submittedAt: last.removedAt, id: last.respondentId }, page: page + 1 },
-              bindingOf(campaignId, query),
-            )
+        last !== undefined && (query.page - 1) * query.limit + rows.length < total
+          ? paging.cursors.encode({
+              campaignId,
+              sinceMs: query.sinceMs,
+              limit: query.limit,
+              after: { removedAt: last.removedAt, respondentId: last.respondentId },
+              page: query.page + 1,
+            })
           : null;
       const body = {
         data: rows.map((row) => ({ id: row.respondentId, removedAt: toIso(row.removedAt) })),
         meta: {
-          total,
-          page,
-          limit: query.limit,
-          totalPages: Math.ceil(total / query.limit),
+          ...pageMeta(total, query),
           nextCursor,
           until: toIso(Math.max(lastStamp, vouchedSince)),
         },

@@ -1,10 +1,11 @@
 import type { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PageRequest, writePage } from '../../src/campaigns/pages/page-body.ts';
-import { CursorCodec } from '../../src/campaigns/pages/page-cursor.ts';
+import { RESPONDENT_POSITIONS } from '../../src/campaigns/pages/page-positions.ts';
 import { findRespondentLines } from '../../src/campaigns/pages/page-rows.repository.ts';
 import { type PageThreadSource, PageThreads } from '../../src/campaigns/pages/page-threads.ts';
 import { Metrics } from '../../src/http/metrics.ts';
+import { CursorCodec } from '../../src/paging/page-cursor.ts';
 import { startTestApp, TEST_SECRETS, type TestApp } from '../helpers/app.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
@@ -114,7 +115,10 @@ describe.each(ENGINES)('page threads on %s', (engine) => {
     writePage(
       await findRespondentLines(onMain.store, { campaignId: 'c', after: null }, page.limit + 1),
       page,
-      { cursors: new CursorCodec(TEST_SECRETS.cursorKey), quoteJumping: true },
+      {
+        cursors: new CursorCodec(TEST_SECRETS.cursorKey, RESPONDENT_POSITIONS),
+        quoteJumping: true,
+      },
     );
 
   const request: PageRequest = {

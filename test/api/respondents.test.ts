@@ -320,6 +320,25 @@ describe.each(ENGINES)('cursor paging on %s', (engine) => {
     expect(ids(second)).toEqual(['w3', 'w4', 'w5']);
   });
 
+  it('follows a cursor alone: it carries the since and limit of its first request', async () => {
+    const since = at(1);
+    const first = await t.get(`${BASE}/campaigns/walk/respondents?limit=2&since=${since}`, key);
+    expect(ids(first)).toEqual(['w2', 'w3']);
+    const alone = await t.get(
+      `${BASE}/campaigns/walk/respondents?cursor=${first.body.meta.nextCursor}`,
+      key,
+    );
+    expect(alone.status).toBe(200);
+    expect(ids(alone)).toEqual(['w4', 'w5']);
+    expect(alone.body.meta).toMatchObject({ page: 2, limit: 2, total: 7, totalPages: 4 });
+    // The same since and limit beside it agree with it, and change nothing.
+    const beside = await t.get(
+      `${BASE}/campaigns/walk/respondents?limit=2&since=${since}&cursor=${first.body.meta.nextCursor}`,
+      key,
+    );
+    expect(beside.body).toEqual(alone.body);
+  });
+
   it.each([
     ['another campaign', '/campaigns/other/respondents?limit=3', 'issued for another campaign'],
     ['another limit', '/campaigns/walk/respondents?limit=4', "issued with another 'limit'"],

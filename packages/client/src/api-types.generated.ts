@@ -347,7 +347,7 @@ export interface paths {
          *
          *     R4: submittedAt is a last-modified time: store rows by id and upsert. For incremental syncs pass since = the largest submittedAt stored, advanced only after a whole sync succeeded.
          *
-         *     Cursor paging (an addition within v1): pass meta.nextCursor as cursor= instead of page, with the same since and limit, to read the rows after that page; unlike page numbers it cannot skip a row that moved because it was edited. page with cursor is a 400. Unknown query parameters are rejected.
+         *     Cursor paging (an addition within v1): pass meta.nextCursor as cursor= instead of page, alone or with the same since and limit, to read the rows after that page; unlike page numbers it cannot skip a row that moved because it was edited. page with cursor is a 400. Unknown query parameters are rejected.
          */
         get: operations["listRespondents"];
         put?: never;
@@ -1799,9 +1799,9 @@ export interface operations {
             query?: {
                 /** @description 1-based page number in decimal digits; default 1. */
                 page?: number;
-                /** @description Removals per page in decimal digits, 1 to 200; default 200. */
+                /** @description Removals per page in decimal digits, 1 to 200; default 200, or with a cursor the cursor's. */
                 limit?: number;
-                /** @description meta.nextCursor of the previous page: the items strictly after it, in the same order. Instead of page. A cursor is signed and bound to its list, since and limit: send it with the same since and limit, or it is refused with 400. */
+                /** @description meta.nextCursor of the previous page: the items strictly after it, in the same order. Instead of page. A cursor is signed and carries the since and limit of the request that returned it, so it may be sent alone; a since or limit sent beside it must be those, and a cursor of another list or campaign is refused, each with 400. */
                 cursor?: string;
                 /** @description Only removals strictly after this instant (your last removals watermark). Older than the feed vouches for: 410 full_sync_required. */
                 since?: string;
@@ -1953,9 +1953,9 @@ export interface operations {
             query?: {
                 /** @description 1-based page number in decimal digits; default 1. */
                 page?: number;
-                /** @description Rows per page in decimal digits, 1 to 200; default 50. */
+                /** @description Rows per page in decimal digits, 1 to 200; default 50, or with a cursor the cursor's. */
                 limit?: number;
-                /** @description meta.nextCursor of the previous page: the items strictly after it, in the same order. Instead of page. A cursor is signed and bound to its list, since and limit: send it with the same since and limit, or it is refused with 400. */
+                /** @description meta.nextCursor of the previous page: the items strictly after it, in the same order. Instead of page. A cursor is signed and carries the since and limit of the request that returned it, so it may be sent alone; a since or limit sent beside it must be those, and a cursor of another list or campaign is refused, each with 400. */
                 cursor?: string;
                 /** @description Only rows whose submittedAt is strictly after this instant. ISO-8601 date-time with Z or an offset. */
                 since?: string;

@@ -66,9 +66,15 @@ export interface RemovalsOptions {
 
 const PREFIX = '/developer/v1';
 
-/** The query of one page: its size (200 unless given: fewest requests), since and cursor. */
+/**
+ * The query of one page: its size (200 unless given: fewest requests), since and cursor. A cursor
+ * carries the size and since of its listing, so beside one only what the caller gave is sent.
+ */
 function onePageQuery(options: { limit?: number; since?: string; cursor?: string }) {
-  const query: Record<string, string> = { limit: String(options.limit ?? 200) };
+  const query: Record<string, string> = {};
+  if (options.limit !== undefined || options.cursor === undefined) {
+    query.limit = String(options.limit ?? 200);
+  }
   if (options.since !== undefined) query.since = options.since;
   if (options.cursor !== undefined) query.cursor = options.cursor;
   return query;
@@ -169,7 +175,8 @@ export class HadirClient {
 
   /**
    * One page of respondents: the first, or the one after `cursor` (a `meta.nextCursor` of an
-   * earlier page with the same `since` and `limit`). For a whole campaign use `respondents`.
+   * earlier page, which carries that page's `since` and `limit`). For a whole campaign use
+   * `respondents`.
    */
   async respondentsPage(
     campaignId: string,

@@ -1,47 +1,48 @@
 /**
- * The cursor an agent passes back for the next page. The data API binds its cursors to the
- * `since` and `limit` of the request that gave them, so the token carries them too: an agent
- * continues a listing by passing the cursor alone. A data page too long for one answer is shown
- * in parts: `after` is the last row shown, and the next part is the rest of the same data page.
+ * A data API page, as asked for: after a cursor alone (it carries the `since` and page size of
+ * its listing), or the first page of a listing.
  */
-export interface PagePosition {
-  limit: number;
-  since: string | undefined;
-  /** The data API's cursor of the page to read; undefined for the first page. */
-  cursor: string | undefined;
-  /** The (time, id) of the last row shown from that page, when only part of it was. */
-  after: { at: string; id: string } | undefined;
-}
+export type DataPageQuery = { cursor: string } | { limit: number; since?: string };
+
+/**
+ * The cursor an agent passes back for the next page. Mostly it is the data API's own
+ * `meta.nextCursor`, passed through as it came. A data page too long for one answer is shown in
+ * parts, and the rest of it is named by a token of this server's (marked by a leading `~`, which
+ * no data API cursor has): the data page to read again, and the last row shown of it.
+ */
+export type PagePosition =
+  | { kind: 'next_page'; cursor: string }
+  | { kind: 'rest_of_page'; page: DataPageQuery; after: { at: string; id: string } };
+
+const REST_MARK = '~';
 
 export function encodePageToken(position: PagePosition): string {
-  return Buffer.from(
-    JSON.stringify([
-      position.limit,
-      position.since ?? null,
-      position.cursor ?? null,
-      position.after ? [position.after.at, position.after.id] : null,
-    ]),
-  ).toString('base64url');
+  if (position.kind === 'next_page') return position.cursor;
+  const { page, after } = position;
+  const fields =
+    'cursor' in page
+      ? [page.cursor, null, null, after.at, after.id]
+      : [null, page.limit, page.since ?? null, after.at, after.id];
+  return `${REST_MARK}${Buffer.from(JSON.stringify(fields)).toString('base64url')}`;
 }
 
 /** The position a token names, or undefined when it is not one this server gave. */
 export function decodePageToken(token: string): PagePosition | undefined {
+  if (!token.startsWith(REST_MARK)) {
+    // The data API's own cursor, which the data API checks.
+    return token === '' ? undefined : { kind: 'next_page', cursor: token };
+  }
   try {
-    const [limit, since, cursor, after] = JSON.parse(
-      Buffer.from(token, 'base64url').toString('utf8'),
+    const [cursor, limit, since, at, id] = JSON.parse(
+      Buffer.from(token.slice(REST_MARK.length), 'base64url').toString('utf8'),
     );
-    if (!Number.isInteger(limit)) return undefined;
+    if (typeof at !== 'string' || typeof id !== 'string') return undefined;
+    const after = { at, id };
+    if (typeof cursor === 'string') return { kind: 'rest_of_page', page: { cursor }, after };
+    if (cursor !== null || !Number.isInteger(limit)) return undefined;
     if (since !== null && typeof since !== 'string') return undefined;
-    if (cursor !== null && typeof cursor !== 'string') return undefined;
-    const [at, id] = Array.isArray(after) ? after : [];
-    if (after !== null && (typeof at !== 'string' || typeof id !== 'string')) return undefined;
-    if (cursor === null && after === null) return undefined;
-    return {
-      limit,
-      since: since ?? undefined,
-      cursor: cursor ?? undefined,
-      after: after === null ? undefined : { at, id },
-    };
+    const page = since === null ? { limit } : { limit, since };
+    return { kind: 'rest_of_page', page, after };
   } catch {
     return undefined;
   }

@@ -1,9 +1,19 @@
-import type { FieldDefinition, HadirClient, Respondent } from '@hadir/client';
+import {
+  type FieldDefinition,
+  HadirApiError,
+  type HadirClient,
+  type Respondent,
+} from '@hadir/client';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { answer, failure, fits, fitted, fittingCount, shortened } from './answers.ts';
-import { decodePageToken, encodePageToken, type PagePosition } from './page-token.ts';
+import {
+  type DataPageQuery,
+  decodePageToken,
+  encodePageToken,
+  type PagePosition,
+} from './page-token.ts';
 import { problemInWords, ToolProblem } from './problems.ts';
 
 /** A client for one tool call: its rate-limit waits are told to that call's caller as progress. */
@@ -46,6 +56,50 @@ function positionOf(cursor: string | undefined, tool: string): PagePosition | un
   return position;
 }
 
+/** The data API's refusal of a cursor (it checks its own), said as this server's. */
+async function cursorChecked<T>(tool: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (
+      error instanceof HadirApiError &&
+      error.status === 400 &&
+      error.message.includes("'cursor'")
+    ) {
+      throw new ToolProblem(
+        `That cursor is not one ${tool} gave for this campaign: pass nextCursor exactly as it came, or leave cursor out to start from the first page.`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** The data API page a position names, or the first page of a listing. */
+function pageQuery(
+  position: PagePosition | undefined,
+  since: string | undefined,
+  limit: number,
+): DataPageQuery {
+  if (position?.kind === 'next_page') return { cursor: position.cursor };
+  if (position?.kind === 'rest_of_page') return position.page;
+  return since === undefined ? { limit } : { limit, since };
+}
+
+/**
+ * The cursor to show for what follows an answer: the rest of its data page after `lastShown`,
+ * else the data API's next page, else none.
+ */
+function nextToken(
+  query: DataPageQuery,
+  nextCursor: string | null,
+  lastShown: { at: string; id: string } | undefined,
+): string | null {
+  if (lastShown) {
+    return encodePageToken({ kind: 'rest_of_page', page: query, after: lastShown });
+  }
+  return nextCursor === null ? null : encodePageToken({ kind: 'next_page', cursor: nextCursor });
+}
+
 /**
  * The rows of a data page still to show: all of them, or those after the row a partial answer
  * ended on. That row is found by id; should it have moved away meanwhile (edited or removed),
@@ -56,8 +110,8 @@ function rest<Row extends { id: string }>(
   position: PagePosition | undefined,
   timeOf: (row: Row) => string,
 ): readonly Row[] {
-  const after = position?.after;
-  if (!after) return rows;
+  if (position?.kind !== 'rest_of_page') return rows;
+  const { after } = position;
   const index = rows.findIndex((row) => row.id === after.id);
   if (index >= 0) return rows.slice(index + 1);
   return rows.filter(
@@ -219,31 +273,21 @@ export function registerTools(server: McpServer, clientFor: ClientForCall): void
     },
     async (input, client) => {
       const position = positionOf(input.cursor, 'list_respondents');
-      const since = position ? position.since : input.since;
-      const limit = position?.limit ?? input.limit ?? 50;
+      const query = pageQuery(position, input.since, input.limit ?? 50);
       const labels = labelsOf(await client.fields(input.campaignId));
-      const page = await client.respondentsPage(input.campaignId, {
-        limit,
-        ...(since === undefined ? {} : { since }),
-        ...(position?.cursor ? { cursor: position.cursor } : {}),
-      });
+      const page = await cursorChecked('list_respondents', () =>
+        client.respondentsPage(input.campaignId, query),
+      );
       const rows = rest(page.data, position, (row) => row.submittedAt);
-      const next = page.meta.nextCursor ?? null;
       // A data page too long for one answer is shown in parts; a guest too long alone, with
       // their answers cut shorter.
       const bodyOf = (shown: number, valueLimit?: number) => {
         const last = rows[shown - 1];
-        const token =
-          shown < rows.length && last
-            ? encodePageToken({
-                limit,
-                since,
-                cursor: position?.cursor,
-                after: { at: last.submittedAt, id: last.id },
-              })
-            : next === null
-              ? null
-              : encodePageToken({ limit, since, cursor: next, after: undefined });
+        const token = nextToken(
+          query,
+          page.meta.nextCursor ?? null,
+          shown < rows.length && last ? { at: last.submittedAt, id: last.id } : undefined,
+        );
         return {
           campaignId: input.campaignId,
           total: page.meta.total,
@@ -270,28 +314,18 @@ export function registerTools(server: McpServer, clientFor: ClientForCall): void
     { campaignId, since, cursor },
     async (input, client) => {
       const position = positionOf(input.cursor, 'list_removals');
-      const since = position ? position.since : input.since;
-      const limit = position?.limit ?? 200;
-      const page = await client.removalsPage(input.campaignId, {
-        limit,
-        ...(since === undefined ? {} : { since }),
-        ...(position?.cursor ? { cursor: position.cursor } : {}),
-      });
+      const query = pageQuery(position, input.since, 200);
+      const page = await cursorChecked('list_removals', () =>
+        client.removalsPage(input.campaignId, query),
+      );
       const rows = rest(page.data, position, (row) => row.removedAt);
-      const next = page.meta.nextCursor;
       const bodyOf = (shown: number) => {
         const last = rows[shown - 1];
-        const token =
-          shown < rows.length && last
-            ? encodePageToken({
-                limit,
-                since,
-                cursor: position?.cursor,
-                after: { at: last.removedAt, id: last.id },
-              })
-            : next === null
-              ? null
-              : encodePageToken({ limit, since, cursor: next, after: undefined });
+        const token = nextToken(
+          query,
+          page.meta.nextCursor,
+          shown < rows.length && last ? { at: last.removedAt, id: last.id } : undefined,
+        );
         return {
           campaignId: input.campaignId,
           removals: rows.slice(0, shown),

@@ -1,7 +1,7 @@
 import { type CachedResponse, fromJsonText, tagged } from '../../http/response-cache.ts';
-import type { PageMeta } from '../campaigns.schemas.ts';
+import type { CursorCodec } from '../../paging/page-cursor.ts';
+import type { PageMetaCore } from '../../paging/page-meta.ts';
 import { compileProjection, type Projection } from '../field-projection.ts';
-import type { CursorCodec } from './page-cursor.ts';
 import type { Position } from './page-positions.ts';
 import { linePosition, respondentJson } from './respondent-line.ts';
 
@@ -15,7 +15,7 @@ export interface PageRequest {
   /** The key's allow-list there, as compiled (see compileProjection). */
   fieldKeys: readonly string[];
   /** `meta` of the page but nextCursor, which depends on the rows. */
-  meta: Omit<PageMeta, 'nextCursor'>;
+  meta: PageMetaCore;
 }
 
 /** The page as served, and where it ends when it is full (for the next page's start). */
@@ -26,7 +26,7 @@ export interface Page {
 
 /** How a page's body is written: the key its cursor is signed with, and which cutter cuts. */
 export interface PageWriting {
-  cursors: CursorCodec;
+  cursors: CursorCodec<Position>;
   /** The quote-jumping field cutter (see field-cutter.ts); off, each row's answers are parsed. */
   quoteJumping: boolean;
 }
@@ -70,10 +70,13 @@ export function writePage(
   if (count === limit) {
     end = linePosition(lines[count - 1] as string);
     if (lines.length > limit) {
-      nextCursor = writing.cursors.encode(
-        { after: end, page: meta.page + 1 },
-        { campaignId, sinceMs, limit },
-      );
+      nextCursor = writing.cursors.encode({
+        campaignId,
+        sinceMs,
+        limit,
+        after: end,
+        page: meta.page + 1,
+      });
     }
   }
   const projection = projectionOf(request.fieldKeys);

@@ -1,10 +1,18 @@
 import { LRUCache } from 'lru-cache';
+import type { PositionFormat } from '../../paging/page-cursor.ts';
 
 /** A place in the spec order (submittedAt, id): rows strictly after it come next. */
 export interface Position {
   submittedAt: number;
   id: string;
 }
+
+/** How a respondents cursor holds its position. */
+export const RESPONDENT_POSITIONS: PositionFormat<Position> = {
+  list: 'respondents',
+  toPair: (position) => [position.submittedAt, position.id],
+  fromPair: (submittedAt, id) => ({ submittedAt, id }),
+};
 
 /**
  * Where pages end, remembered per (campaign version, since, limit), so that page N is read by

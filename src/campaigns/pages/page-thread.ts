@@ -3,8 +3,9 @@
 // thread read from PostgreSQL and sent along.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openStore } from '../../db/connect.ts';
+import { CursorCodec } from '../../paging/page-cursor.ts';
 import { type PageRequest, writePage } from './page-body.ts';
-import { CursorCodec } from './page-cursor.ts';
+import { RESPONDENT_POSITIONS } from './page-positions.ts';
 import { findRespondentLines } from './page-rows.repository.ts';
 import { splitLines } from './respondent-line.ts';
 
@@ -27,7 +28,10 @@ export interface PageJob {
 
 const { sqliteUrl, cursorKey, quoteJumping } = workerData as PageThreadData;
 const store = sqliteUrl === undefined ? undefined : openStore(sqliteUrl);
-const writing = { cursors: new CursorCodec(Buffer.from(cursorKey)), quoteJumping };
+const writing = {
+  cursors: new CursorCodec(Buffer.from(cursorKey), RESPONDENT_POSITIONS),
+  quoteJumping,
+};
 
 async function linesOf({ request, text }: PageJob): Promise<readonly string[]> {
   if (text !== undefined) return splitLines(text);

@@ -1,8 +1,11 @@
 import { parseDatabaseUrl } from '../../db/connect.ts';
 import type { Store } from '../../db/store.ts';
-import { ApiError } from '../../errors.ts';
 import type { CachedResponse } from '../../http/response-cache.ts';
+import { CursorCodec } from '../../paging/page-cursor.ts';
+import { pageMeta } from '../../paging/page-meta.ts';
+import type { PageQuery, Paging } from '../../paging/page-query.ts';
 import { SingleFlight } from '../../single-flight.ts';
+import { DEFAULT_PAGE_LIMIT } from '../campaigns.schemas.ts';
 import {
   emptyPage,
   type Page,
@@ -10,12 +13,12 @@ import {
   type PageWriting,
   writePage,
 } from './page-body.ts';
-import { CursorCodec, type CursorReading, type PageCursor } from './page-cursor.ts';
 import {
   nearestKnownEnd,
   type PageContext,
   PagePositions,
   type Position,
+  RESPONDENT_POSITIONS,
 } from './page-positions.ts';
 import {
   countRespondents,
@@ -23,23 +26,6 @@ import {
   findRespondentLines,
 } from './page-rows.repository.ts';
 import { PageThreads } from './page-threads.ts';
-
-/** A respondents query as a client sent it (spec, GET …/respondents, plus `cursor`). */
-export interface RespondentsQuery {
-  page: number;
-  limit: number;
-  sinceMs?: number | undefined;
-  /** `meta.nextCursor` of an earlier page, as sent: the rows after it; `page` is then the cursor's. */
-  cursor?: string;
-}
-
-/** A query with its cursor checked (see RespondentPages.resolve). */
-export interface PageQuery {
-  page: number;
-  limit: number;
-  sinceMs: number | undefined;
-  cursor?: PageCursor;
-}
 
 /** What a page depends on of its campaign: the version every read sees, and its row count. */
 export interface PagedCampaign {
@@ -54,13 +40,13 @@ export interface PagedCampaign {
  * outside knows about threads or line formats.
  */
 export interface RespondentPages {
-  /** The query with its cursor checked: 400 for a forged one, or one from another query. */
-  resolve(campaignId: string, query: RespondentsQuery): PageQuery;
+  /** How a client's query is read (see readPageQuery). */
+  readonly paging: Paging<Position>;
   /** One page's bytes, for an allow-list (the compiled projection's field keys). */
   read(
     campaign: PagedCampaign,
     fieldKeys: readonly string[],
-    query: PageQuery,
+    query: PageQuery<Position>,
   ): Promise<CachedResponse>;
   /** Starts the page threads now rather than at the first page (a listening server). */
   start(): void;
@@ -78,18 +64,6 @@ export interface RespondentPagesOptions {
   quoteJumping: boolean;
   /** Whether concurrent requests for one deep page share one search for its start. */
   shareStarts: boolean;
-}
-
-/** Why a cursor a client sent is refused, naming what to do about it. */
-function cursorProblem(reading: Exclude<CursorReading, { kind: 'valid' }>): string {
-  switch (reading.kind) {
-    case 'forged':
-      return "query parameter 'cursor' is not a cursor this service issued, or was altered";
-    case 'other_query':
-      return reading.what === 'campaign'
-        ? "query parameter 'cursor' was issued for another campaign"
-        : `query parameter 'cursor' was issued with another '${reading.what}': send the same ${reading.what} as the request that returned it`;
-  }
 }
 
 /**
@@ -115,7 +89,7 @@ export function createRespondentPages(
   store: Store,
   options: RespondentPagesOptions,
 ): RespondentPages {
-  const cursors = new CursorCodec(options.cursorKey);
+  const cursors = new CursorCodec(options.cursorKey, RESPONDENT_POSITIONS);
   const writing: PageWriting = { cursors, quoteJumping: options.quoteJumping };
   const threads = threadsFor(store, options);
   const write = threads
@@ -133,7 +107,7 @@ export function createRespondentPages(
   async function pageStart(
     context: PageContext,
     campaignId: string,
-    query: PageQuery,
+    query: PageQuery<Position>,
   ): Promise<Position | null | undefined> {
     if (query.page === 1) return null;
     const known = context.pageEnds.get(query.page - 1);
@@ -154,13 +128,7 @@ export function createRespondentPages(
   }
 
   return {
-    resolve(campaignId, query) {
-      const { page, limit, sinceMs } = query;
-      if (query.cursor === undefined) return { page, limit, sinceMs };
-      const reading = cursors.decode(query.cursor, { campaignId, sinceMs, limit });
-      if (reading.kind !== 'valid') throw new ApiError('invalid_parameter', cursorProblem(reading));
-      return { page, limit, sinceMs, cursor: reading.cursor };
-    },
+    paging: { cursors, defaultLimit: DEFAULT_PAGE_LIMIT },
 
     async read(campaign, fieldKeys, query) {
       const campaignId = campaign.id;
@@ -172,12 +140,12 @@ export function createRespondentPages(
             : await countRespondents(store, { campaignId, sinceMs: query.sinceMs });
       }
       const total = context.total;
-      const page = query.cursor?.page ?? query.page;
-      const meta = { total, page, limit: query.limit, totalPages: Math.ceil(total / query.limit) };
-      if (!query.cursor && page > meta.totalPages) return emptyPage(meta);
+      const meta = pageMeta(total, query);
+      const { page } = query;
+      if (!query.after && page > meta.totalPages) return emptyPage(meta);
 
-      const after = query.cursor
-        ? query.cursor.after
+      const after = query.after
+        ? query.after
         : await pageStarts.run(
             `${campaignId}\u0000${campaign.version}\u0000${query.sinceMs ?? ''}\u0000${query.limit}\u0000${query.page}`,
             () => pageStart(context, campaignId, query),
@@ -191,7 +159,7 @@ export function createRespondentPages(
         fieldKeys,
         meta,
       });
-      if (end && !query.cursor) positions.remember(context, [[page, end]]);
+      if (end && !query.after) positions.remember(context, [[page, end]]);
       return response;
     },
 

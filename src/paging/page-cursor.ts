@@ -1,0 +1,148 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** The paged lists of the data API; a cursor of one is refused by the other. */
+export type PagedList = 'respondents' | 'removals';
+
+/**
+ * How one list writes its place in its order into a cursor: both order by (a time, an id), each
+ * under its own names.
+ */
+export interface PositionFormat<P> {
+  readonly list: PagedList;
+  toPair(position: P): readonly [at: number, id: string];
+  fromPair(at: number, id: string): P;
+}
+
+/**
+ * Where the next page starts, and the query it continues: a cursor carries the campaign, `since`
+ * and `limit` of the request that returned it, so a client may follow it alone.
+ */
+export interface PageCursor<P> {
+  campaignId: string;
+  sinceMs: number | undefined;
+  limit: number;
+  /** Items strictly after this place come next. */
+  after: P;
+  /** The page number that place begins, so that `meta.page` stays meaningful. */
+  page: number;
+}
+
+/** What a client's cursor turned out to be; whether it fits the request is page-query.ts's call. */
+export type CursorReading<P> =
+  | { kind: 'valid'; list: PagedList; cursor: PageCursor<P> }
+  /** Not a cursor this service issued, or altered since. */
+  | { kind: 'forged' };
+
+const FORMAT = 2;
+/** Cursors of the first format: no list name, a removals campaign id prefixed instead. */
+const FIRST_FORMAT = 1;
+const REMOVALS_PREFIX = 'removals\u0000';
+const MAC_BYTES = 16;
+
+/**
+ * Cursors are opaque to clients: base64url JSON of the position and of the query it belongs to,
+ * then an HMAC of those bytes under a server secret. A client cannot forge a position (skipping
+ * or re-reading rows), nor carry a cursor to another list, campaign, `since` or `limit`, where
+ * the same position would silently mean other rows.
+ */
+export class CursorCodec<P> {
+  readonly #key: Buffer;
+  readonly #format: PositionFormat<P>;
+
+  constructor(key: Buffer, format: PositionFormat<P>) {
+    this.#key = key;
+    this.#format = format;
+  }
+
+  /** The list whose cursors these are. */
+  get list(): PagedList {
+    return this.#format.list;
+  }
+
+  encode(cursor: PageCursor<P>): string {
+    const [at, id] = this.#format.toPair(cursor.after);
+    const payload = Buffer.from(
+      JSON.stringify([
+        FORMAT,
+        this.#format.list,
+        cursor.campaignId,
+        cursor.sinceMs ?? null,
+        cursor.limit,
+        at,
+        id,
+        cursor.page,
+      ]),
+    ).toString('base64url');
+    return `${payload}.${this.#mac(payload).toString('base64url')}`;
+  }
+
+  decode(text: string): CursorReading<P> {
+    const dot = text.indexOf('.');
+    if (dot < 0) return { kind: 'forged' };
+    const payload = text.slice(0, dot);
+    const mac = Buffer.from(text.slice(dot + 1), 'base64url');
+    if (mac.length !== MAC_BYTES || !timingSafeEqual(mac, this.#mac(payload))) {
+      return { kind: 'forged' };
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    } catch {
+      return { kind: 'forged' };
+    }
+    const fields = fieldsOf(value);
+    // Signed by this service, so well formed; checked all the same, as any input is.
+    if (
+      !fields ||
+      typeof fields.campaignId !== 'string' ||
+      (fields.sinceMs !== null && !Number.isSafeInteger(fields.sinceMs)) ||
+      !Number.isSafeInteger(fields.limit) ||
+      !Number.isSafeInteger(fields.at) ||
+      typeof fields.id !== 'string' ||
+      !Number.isSafeInteger(fields.page)
+    ) {
+      return { kind: 'forged' };
+    }
+    return {
+      kind: 'valid',
+      list: fields.list,
+      cursor: {
+        campaignId: fields.campaignId,
+        sinceMs: fields.sinceMs === null ? undefined : (fields.sinceMs as number),
+        limit: fields.limit as number,
+        after: this.#format.fromPair(fields.at as number, fields.id),
+        page: fields.page as number,
+      },
+    };
+  }
+
+  #mac(payload: string): Buffer {
+    return createHmac('sha256', this.#key).update(payload).digest().subarray(0, MAC_BYTES);
+  }
+}
+
+/** A cursor's fields by name, from either format; undefined for any other shape. */
+function fieldsOf(value: unknown) {
+  if (!Array.isArray(value)) return undefined;
+  if (value[0] === FORMAT && value.length === 8) {
+    const [, list, campaignId, sinceMs, limit, at, id, page] = value;
+    if (list !== 'respondents' && list !== 'removals') return undefined;
+    return { list: list as PagedList, campaignId, sinceMs, limit, at, id, page };
+  }
+  // Cursors issued before lists were named keep working to their end.
+  if (value[0] === FIRST_FORMAT && value.length === 7) {
+    const [, named, sinceMs, limit, at, id, page] = value;
+    if (typeof named !== 'string') return undefined;
+    const removals = named.startsWith(REMOVALS_PREFIX);
+    return {
+      list: (removals ? 'removals' : 'respondents') as PagedList,
+      campaignId: removals ? named.slice(REMOVALS_PREFIX.length) : named,
+      sinceMs,
+      limit,
+      at,
+      id,
+      page,
+    };
+  }
+  return undefined;
+}
