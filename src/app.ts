@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Redis } from 'ioredis';
-import { campaignRoutes, startReadAhead } from './campaigns/campaigns.routes.ts';
+import { campaignRoutes } from './campaigns/campaigns.routes.ts';
 import { createCampaignService } from './campaigns/campaigns.service.ts';
 import { createRespondentPages } from './campaigns/pages/respondent-pages.ts';
 import type { Clock } from './clock.ts';
@@ -46,7 +46,7 @@ import { portalPages } from './portal-pages/portal-pages.ts';
 import { removalsRoutes } from './removals/removals.routes.ts';
 import { createRemovalsFeed } from './removals/removals.service.ts';
 import type { ServerSecrets } from './secrets.ts';
-import { ALL_SPEEDUPS_ON, type SpeedupsOff } from './speedups.ts';
+import { Speedups } from './speedups.ts';
 
 export interface AppDeps {
   store: Store;
@@ -64,7 +64,7 @@ export interface AppDeps {
         | 'pageThreads'
         | 'maxConnections'
         | 'keepAliveTimeoutMs'
-        | 'speedupsOff'
+        | 'speedups'
       >
     >;
   /** The certificate and key when the server terminates HTTPS itself (see transportOf). */
@@ -108,7 +108,7 @@ export const PORTAL_PREFIX = '/developer/auth';
 
 /** Builds the whole service on the given dependencies; never listens and never reads env. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const off = deps.config.speedupsOff ?? ALL_SPEEDUPS_ON;
+  const speedups = deps.config.speedups ?? Speedups.ALL_ON;
   const app = createServer({
     logger: deps.logger,
     ...(deps.config.trustProxy !== undefined ? { trustProxy: deps.config.trustProxy } : {}),
@@ -146,7 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     settings: deps.portal,
   });
   app.addHook('onClose', () => portal.settle());
-  await app.register(dataApi(deps, metrics, off, keyUsage), { prefix: DATA_PREFIX });
+  await app.register(dataApi(deps, metrics, speedups, keyUsage), { prefix: DATA_PREFIX });
   await app.register(portalApi(portal), { prefix: PORTAL_PREFIX });
   await app.register(
     portalPages({
@@ -206,7 +206,7 @@ export async function buildIngestApp(
 function dataApi(
   deps: AppDeps,
   metrics: Metrics,
-  off: SpeedupsOff,
+  speedups: Speedups,
   keyUsage: KeyUsage,
 ): FastifyPluginAsync {
   return async (data) => {
@@ -214,8 +214,7 @@ function dataApi(
     const pages = createRespondentPages(readStore, {
       cursorKey: deps.secrets.cursorKey,
       threads: deps.config.pageThreads ?? DEFAULT_PAGE_THREADS,
-      quoteJumping: !off.has('quote-jumping-cutter'),
-      shareStarts: !off.has('single-flight'),
+      speedups,
     });
     metrics.watchPageThreads(() => pages.threadsRunning);
     // A server starts its threads as it begins listening; built for inject alone (the tests), an
@@ -227,12 +226,11 @@ function dataApi(
         deps.config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024,
         {
           onLookup: (hit) => metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
-          shareMisses: !off.has('single-flight'),
-          shareTurn: !off.has('turn-batching'),
+          speedups,
         },
       ),
       pages,
-      shareReads: !off.has('single-flight'),
+      speedups,
     });
 
     await registerOverloadGuard(data, {
@@ -240,22 +238,22 @@ function dataApi(
       ...(deps.overloadSampleIntervalMs ? { sampleIntervalMs: deps.overloadSampleIntervalMs } : {}),
       onShed: () => metrics.shed.inc(),
     });
-    const authenticate = authenticateKey(
-      deps.store,
-      deps.clock,
-      keyUsage,
-      !off.has('single-flight'),
-    );
+    const authenticate = authenticateKey(deps.store, deps.clock, keyUsage, speedups);
     const turnGate = createTurnGate();
-    const readAhead = !off.has('read-ahead') && readStore.engine === 'postgres';
+    // SQLite reads are synchronous: there is no round trip for a read-ahead to overlap.
+    const readAhead = speedups.on('read-ahead') && readStore.engine === 'postgres';
     data.addHook('onRequest', async (request) => {
       // Requests read in one turn of the event loop check their keys and campaigns together, once
       // that turn's data is in: they share one look at SQLite's change stamp and one read per key
       // and campaign, and their answers go out back to back. Each read still starts after its
       // request arrived.
-      if (!off.has('turn-batching')) await turnGate();
-      // SQLite reads are synchronous: there is no round trip for a read-ahead to overlap.
-      if (readAhead) startReadAhead(campaigns, request);
+      if (speedups.on('turn-batching')) await turnGate();
+      // A route declares the campaign read its answer needs (see campaignRoutes).
+      const ahead = request.routeOptions.config.readAhead;
+      const id = (request.params as { id?: unknown } | undefined)?.id;
+      if (readAhead && ahead && typeof id === 'string') {
+        request.readAhead = campaigns.readAhead(ahead, id);
+      }
       await authenticate(request);
     });
     let lastStoreWarning = Number.NEGATIVE_INFINITY;
@@ -277,9 +275,7 @@ function dataApi(
         );
       },
     });
-    data.addHook('preValidation', async (request) => {
-      requireKey(request);
-    });
+    data.addHook('preValidation', async (request) => requireKey(request));
     data.addHook('preValidation', strictQuery);
     const access = accessLog(deps.accessLogger ?? deps.logger);
     // One hook for both: the access line, and the key's use for its holder's usage chart.

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { ConfigError } from './errors.ts';
 import { DEFAULT_TIMEOUTS, defaultMaxConnections, openFileLimit } from './http/connections.ts';
-import { isSpeedup, SPEEDUPS, type SpeedupsOff } from './speedups.ts';
+import { isSpeedup, SPEEDUPS, Speedups } from './speedups.ts';
 
 /** Everything the process reads from its environment, validated once and then passed down. */
 export interface Config {
@@ -67,7 +67,7 @@ export interface Config {
   /** How long an idle keep-alive connection is kept for its next request. */
   readonly keepAliveTimeoutMs: number;
   /** Speed mechanisms switched off, for the benchmark's ablation (see speedups.ts). */
-  readonly speedupsOff: SpeedupsOff;
+  readonly speedups: Speedups;
   /**
    * Notifications may go to loopback and private addresses, and over plain `http://`
    * (WEBHOOKS_ALLOW_PRIVATE_NETWORKS=1): for development and tests only, refused in production.
@@ -207,7 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...readTls(env),
     webhooksAllowPrivateNetworks,
     sendsNotificationsInCluster: env[SENDS_NOTIFICATIONS] === '1',
-    speedupsOff: readSpeedupsOff(env.SPEEDUPS_OFF),
+    speedups: readSpeedups(env.SPEEDUPS_OFF),
     keepAliveTimeoutMs:
       readInteger(env, 'KEEP_ALIVE_TIMEOUT_SECONDS', DEFAULT_TIMEOUTS.keepAliveMs / 1000, 1, 3600) *
       1000,
@@ -247,7 +247,7 @@ function readInteger(
   return value;
 }
 
-function readSpeedupsOff(raw: string | undefined): SpeedupsOff {
+function readSpeedups(raw: string | undefined): Speedups {
   const names = (raw ?? '')
     .split(',')
     .map((name) => name.trim())
@@ -256,7 +256,7 @@ function readSpeedupsOff(raw: string | undefined): SpeedupsOff {
   if (unknown !== undefined) {
     throw new ConfigError(`SPEEDUPS_OFF names ${unknown}; known: ${SPEEDUPS.join(', ')}`);
   }
-  return new Set(names.filter(isSpeedup));
+  return new Speedups(names.filter(isSpeedup));
 }
 
 function readTls(env: NodeJS.ProcessEnv): Pick<Config, 'tls'> {

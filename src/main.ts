@@ -68,7 +68,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const onIdleError = (error: Error) =>
     logger.warn({ err: error }, 'idle database connection failed');
   await migrateDatabase(config.databaseUrl, { onWarning: warn });
-  const rememberReads = !config.speedupsOff.has('remembered-reads');
+  const rememberReads = config.speedups.on('remembered-reads');
   const store = openStore(config.databaseUrl, { onIdleError, onWarning: warn, rememberReads });
   // Nothing left to do but for a private in-memory store, which only this connection sees.
   await migrateToLatest(store);

@@ -14,11 +14,30 @@ export const SPEEDUPS = [
 
 export type Speedup = (typeof SPEEDUPS)[number];
 
-/** The speedups switched off; empty in production. */
-export type SpeedupsOff = ReadonlySet<Speedup>;
-
-export const ALL_SPEEDUPS_ON: SpeedupsOff = new Set();
-
 export function isSpeedup(name: string): name is Speedup {
   return (SPEEDUPS as readonly string[]).includes(name);
+}
+
+/**
+ * Which speed devices are on: one value, read once from the configuration and handed whole to
+ * each module that has a device, which asks it by the device's one name.
+ */
+export class Speedups {
+  /** Every device on, as in production. */
+  static readonly ALL_ON = new Speedups([]);
+
+  readonly #off: ReadonlySet<Speedup>;
+
+  constructor(off: Iterable<Speedup>) {
+    this.#off = new Set(off);
+  }
+
+  on(device: Speedup): boolean {
+    return !this.#off.has(device);
+  }
+
+  /** The devices switched off, in SPEEDUPS order. */
+  get off(): Speedup[] {
+    return SPEEDUPS.filter((device) => this.#off.has(device));
+  }
 }

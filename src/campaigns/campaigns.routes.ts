@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { sendTagged } from '../http/conditional.ts';
 import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
-import { requireKey } from '../http/key-auth.ts';
 import { ensureClientWaiting } from '../http/overload.ts';
 import {
   CampaignParams,
@@ -16,23 +15,14 @@ import {
 import type { CampaignService, ReadAhead } from './campaigns.service.ts';
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The campaign read a route's answer needs, started while its key is checked. */
+    readAhead?: ReadAhead['kind'];
+  }
   interface FastifyRequest {
-    /** The campaign read started while the key was checked (see startReadAhead). */
+    /** The campaign read started while the key was checked (the speed device read-ahead). */
     readAhead?: ReadAhead;
   }
-}
-
-/**
- * Starts the campaign read a summary or a page will need, so that it runs while the request's
- * key is checked instead of after (the speed device "read-ahead"). Nothing is answered from it
- * unless the key turns out valid and in scope.
- */
-export function startReadAhead(service: CampaignService, request: FastifyRequest): void {
-  const id = (request.params as { id?: unknown } | undefined)?.id;
-  if (typeof id !== 'string') return;
-  const route = request.routeOptions.url ?? '';
-  if (route.endsWith('/summary')) request.readAhead = service.readAhead('summary', id);
-  else if (route.endsWith('/respondents')) request.readAhead = service.readAhead('respondents', id);
 }
 
 const DATA = { tags: ['Data'], security: [{ apiKey: [] }] };
@@ -60,7 +50,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
         },
       },
       async (request, reply) => {
-        const key = requireKey(request);
+        const key = request.apiKey;
         const response = await service.listCampaigns(key);
         request.accessRecord = { rows: response.rows };
         return sendTagged(request, reply, response);
@@ -70,6 +60,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
     app.get(
       '/campaigns/:id/summary',
       {
+        config: { readAhead: 'summary' },
         schema: {
           ...DATA,
           operationId: 'getCampaignSummary',
@@ -86,7 +77,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
         },
       },
       async (request, reply) => {
-        const key = requireKey(request);
+        const key = request.apiKey;
         request.accessRecord = { campaignId: request.params.id };
         const response = await service.summary(
           key,
@@ -118,7 +109,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
         },
       },
       async (request, reply) => {
-        const key = requireKey(request);
+        const key = request.apiKey;
         request.accessRecord = { campaignId: request.params.id };
         const response = await service.fields(key, request.params.id);
         request.accessRecord.fieldKeys = [...response.fieldKeys];
@@ -129,6 +120,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
     app.get(
       '/campaigns/:id/respondents',
       {
+        config: { readAhead: 'respondents' },
         schema: {
           ...DATA,
           operationId: 'listRespondents',
@@ -151,7 +143,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
         },
       },
       async (request, reply) => {
-        const key = requireKey(request);
+        const key = request.apiKey;
         request.accessRecord = { campaignId: request.params.id };
         const response = await service.respondents(
           key,

@@ -10,6 +10,7 @@ import type { AuthenticatedKey } from '../keys/keys.service.ts';
 import { type PageQueryInput, readPageQuery } from '../paging/page-query.ts';
 import { isRecordId } from '../record-ids.ts';
 import { SingleFlight } from '../single-flight.ts';
+import type { Speedups } from '../speedups.ts';
 import {
   type BreakdownRow,
   type CampaignCounts,
@@ -121,17 +122,18 @@ export function createCampaignService(
   options: {
     cache: ResponseCache;
     pages: RespondentPages;
-    /** Whether reads made at one moment for one campaign or key share one read. */
-    shareReads: boolean;
+    /** Single flight: reads made at one moment for one campaign or key share one read. */
+    speedups: Speedups;
   },
 ): CampaignService {
   const { cache, pages } = options;
   const scopes = new ScopeProjections(store.db);
   // Read on every request for its version; requests for one campaign at one moment share a read.
-  const campaignReads = new SingleFlight<CampaignRecord | undefined>(options.shareReads);
-  const campaignCountsReads = new SingleFlight<CampaignCounts | undefined>(options.shareReads);
+  const sharing = options.speedups.on('single-flight');
+  const campaignReads = new SingleFlight<CampaignRecord | undefined>(sharing);
+  const campaignCountsReads = new SingleFlight<CampaignCounts | undefined>(sharing);
   // A key's campaign list, likewise: requests that share a read share its serialised bytes too.
-  const scopeReads = new SingleFlight<readonly CampaignRecord[]>(options.shareReads);
+  const scopeReads = new SingleFlight<readonly CampaignRecord[]>(sharing);
   const campaignLists = new WeakMap<readonly CampaignRecord[], CachedResponse>();
 
   /** Spec, Errors rule 1: 404 for no such (or a deleted) campaign, 403 for one outside the scope. */

@@ -4,17 +4,23 @@ import type { Store } from '../db/store.ts';
 import { ApiError } from '../errors.ts';
 import { bearerToken, isWellFormedKey } from '../keys/key-format.ts';
 import type { KeyUsage } from '../keys/key-usage.ts';
-import { type AuthenticatedKey, type KeyVerification, verifyKey } from '../keys/keys.service.ts';
+import { type KeyVerification, verifyKey } from '../keys/keys.service.ts';
 import { SingleFlight } from '../single-flight.ts';
+import { Speedups } from '../speedups.ts';
 
 /**
  * Reads the presented key and records the verdict on the request without rejecting yet: the rate
  * limit runs next and must count failed attempts per client address. A valid key's use is noted
  * for its holder (see KeyUsage), never written here.
  */
-export function authenticateKey(store: Store, clock: Clock, usage: KeyUsage, shareLookups = true) {
+export function authenticateKey(
+  store: Store,
+  clock: Clock,
+  usage: KeyUsage,
+  speedups = Speedups.ALL_ON,
+) {
   // Requests with the same key at the same moment share one lookup (see SingleFlight).
-  const lookups = new SingleFlight<KeyVerification>(shareLookups);
+  const lookups = new SingleFlight<KeyVerification>(speedups.on('single-flight'));
   return async function authenticateKeyHook(request: FastifyRequest): Promise<void> {
     const text = bearerToken(request.headers.authorization);
     const verification =
@@ -43,11 +49,16 @@ function rejection(verification: Exclude<KeyVerification, { kind: 'valid' }>): s
   }
 }
 
-/** The key of an authenticated request; 401 `unauthorized` for any other verdict (spec, Authentication 5). */
-export function requireKey(request: FastifyRequest): AuthenticatedKey {
+/**
+ * Hands a data request its key (`request.apiKey`), or answers 401 `unauthorized` for any other
+ * verdict (spec, Authentication 5). Runs once per data request, before its parameters are read.
+ */
+export function requireKey(request: FastifyRequest): void {
   const verification = request.keyVerification ?? { kind: 'missing' };
-  if (verification.kind === 'valid') return verification.key;
-  throw new ApiError('unauthorized', rejection(verification), {
-    'www-authenticate': 'Bearer realm="hadir"',
-  });
+  if (verification.kind !== 'valid') {
+    throw new ApiError('unauthorized', rejection(verification), {
+      'www-authenticate': 'Bearer realm="hadir"',
+    });
+  }
+  request.apiKey = verification.key;
 }

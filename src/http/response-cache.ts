@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { SameTurn, SingleFlight } from '../single-flight.ts';
+import { Speedups } from '../speedups.ts';
 
 /** A data response ready to send: its bytes, their strong ETag, and what the access log records. */
 export interface CachedResponse {
@@ -64,20 +65,20 @@ export class ResponseCache {
   /**
    * `maxBytes` 0 turns the cache off: nothing is kept, and requests wait for no computation
    * already under way; only the identical requests of one turn share theirs (see SameTurn),
-   * unless `shareTurn` is off. On, concurrent misses of one key share one computation unless
-   * `shareMisses` is off.
+   * unless turn batching is off. On, concurrent misses of one key share one computation unless
+   * single flight is off.
    */
   constructor(
     maxBytes: number,
     options: {
       onLookup?: (hit: boolean) => void;
-      shareMisses?: boolean;
-      shareTurn?: boolean;
+      speedups?: Speedups;
     } = {},
   ) {
     this.#onLookup = options.onLookup ?? (() => {});
-    this.#inFlight = new SingleFlight(options.shareMisses ?? true);
-    this.#sameTurn = new SameTurn(options.shareTurn ?? true);
+    const speedups = options.speedups ?? Speedups.ALL_ON;
+    this.#inFlight = new SingleFlight(speedups.on('single-flight'));
+    this.#sameTurn = new SameTurn(speedups.on('turn-batching'));
     this.#entries =
       maxBytes > 0
         ? new LRUCache({

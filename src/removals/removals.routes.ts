@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CampaignParams } from '../campaigns/campaigns.schemas.ts';
 import { sendTagged } from '../http/conditional.ts';
 import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
-import { requireKey } from '../http/key-auth.ts';
 import { RemovalsQuerySchema, RemovalsResponse } from './removals.schemas.ts';
 import type { RemovalsFeed } from './removals.service.ts';
 
@@ -33,7 +32,7 @@ export function removalsRoutes(feed: RemovalsFeed): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const key = requireKey(request);
+        const key = request.apiKey;
         request.accessRecord = { campaignId: request.params.id };
         const response = await feed.page(key, request.params.id, request.query);
         return sendTagged(request, reply, response);

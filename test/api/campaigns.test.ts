@@ -4,6 +4,7 @@ import { createRespondentPages } from '../../src/campaigns/pages/respondent-page
 import { ResponseCache } from '../../src/http/response-cache.ts';
 import { importDocument } from '../../src/import/import.service.ts';
 import { replaceKeyScope, verifyKey } from '../../src/keys/keys.service.ts';
+import { Speedups } from '../../src/speedups.ts';
 import { startTestApp, TEST_SECRETS, type TestApp } from '../helpers/app.ts';
 import { createTestKey, importRespondents, seedCampaign } from '../helpers/factories.ts';
 import { ENGINES } from '../helpers/stores.ts';
@@ -119,13 +120,12 @@ describe.each(ENGINES)('campaigns and summary on %s', (engine) => {
     const pages = createRespondentPages(t.store, {
       cursorKey: TEST_SECRETS.cursorKey,
       threads: 0,
-      quoteJumping: true,
-      shareStarts: true,
+      speedups: Speedups.ALL_ON,
     });
     const service = createCampaignService(t.store, {
       cache: new ResponseCache(0),
       pages,
-      shareReads: true,
+      speedups: Speedups.ALL_ON,
     });
     const [first, second] = await Promise.all([
       service.listCampaigns(verified.key),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/db/connect.ts';
-import { SPEEDUPS, type Speedup } from '../../src/speedups.ts';
+import { SPEEDUPS, type Speedup, Speedups } from '../../src/speedups.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { createTestKey, importRespondents, seedCampaign } from '../helpers/factories.ts';
@@ -69,7 +69,7 @@ describe.each(ENGINES)('speed devices switched off, on %s', (engine) => {
         clock,
         pageThreads: variant.pageThreads ?? 1,
         ...(variant.cache !== undefined ? { responseCacheBytes: variant.cache } : {}),
-        ...(variant.off ? { speedupsOff: new Set([variant.off]) } : {}),
+        ...(variant.off ? { speedups: new Speedups([variant.off]) } : {}),
       });
       try {
         const compare = async () => {

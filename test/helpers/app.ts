@@ -12,7 +12,7 @@ import { createLoggers } from '../../src/logger.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import type { Resolver } from '../../src/notifications/webhook-sender.ts';
 import type { ServerSecrets } from '../../src/secrets.ts';
-import type { SpeedupsOff } from '../../src/speedups.ts';
+import type { Speedups } from '../../src/speedups.ts';
 import { ManualClock } from './clock.ts';
 import { createTestStore } from './stores.ts';
 
@@ -111,7 +111,7 @@ export async function startTestApp(
     outageTimings?: { probeIntervalMs?: number; reportIntervalMs?: number };
     trustProxy?: string;
     requireForwardedHttps?: boolean;
-    speedupsOff?: SpeedupsOff;
+    speedups?: Speedups;
     keyUsage?: KeyUsage;
     /** The ingest API on this app, with its bound on batches at once. */
     ingest?: { maxConcurrentBatches: number; scrubAfterMs?: number };
@@ -149,7 +149,7 @@ export async function startTestApp(
       ...(options.pageThreads !== undefined ? { pageThreads: options.pageThreads } : {}),
       ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
       ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
-      ...(options.speedupsOff ? { speedupsOff: options.speedupsOff } : {}),
+      ...(options.speedups ? { speedups: options.speedups } : {}),
     },
     ...(options.requireForwardedHttps ? { requireForwardedHttps: true } : {}),
     ...(options.connectionTimeouts ? { connectionTimeouts: options.connectionTimeouts } : {}),

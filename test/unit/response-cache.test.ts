@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ResponseCache, toCachedResponse } from '../../src/http/response-cache.ts';
+import { Speedups } from '../../src/speedups.ts';
 
 function deferred<T>() {
   let resolve!: (value: T) => void;
@@ -92,7 +93,7 @@ describe('the response cache', () => {
   });
 
   it('when off and not sharing turns, computes every answer, even in one turn', async () => {
-    const cache = new ResponseCache(0, { shareTurn: false });
+    const cache = new ResponseCache(0, { speedups: new Speedups(['turn-batching']) });
     let computed = 0;
     const produce = async () => {
       computed += 1;

@@ -5,6 +5,7 @@ import { CursorCodec } from '../../paging/page-cursor.ts';
 import { pageMeta } from '../../paging/page-meta.ts';
 import type { PageQuery, Paging } from '../../paging/page-query.ts';
 import { SingleFlight } from '../../single-flight.ts';
+import type { Speedups } from '../../speedups.ts';
 import { DEFAULT_PAGE_LIMIT } from '../campaigns.schemas.ts';
 import {
   emptyPage,
@@ -60,10 +61,8 @@ export interface RespondentPagesOptions {
   cursorKey: Buffer;
   /** Threads that write pages; 0 writes them here. */
   threads: number;
-  /** The quote-jumping field cutter; off only for the benchmark's ablation. */
-  quoteJumping: boolean;
-  /** Whether concurrent requests for one deep page share one search for its start. */
-  shareStarts: boolean;
+  /** The quote-jumping field cutter and shared page starts (single flight). */
+  speedups: Speedups;
 }
 
 /**
@@ -76,7 +75,7 @@ function threadsFor(store: Store, options: RespondentPagesOptions): PageThreads 
   const thread = {
     count: options.threads,
     cursorKey: options.cursorKey,
-    quoteJumping: options.quoteJumping,
+    quoteJumping: options.speedups.on('quote-jumping-cutter'),
   };
   if (store.engine === 'postgres')
     return new PageThreads({ readsFrom: 'main-thread', store }, thread);
@@ -90,7 +89,10 @@ export function createRespondentPages(
   options: RespondentPagesOptions,
 ): RespondentPages {
   const cursors = new CursorCodec(options.cursorKey, RESPONDENT_POSITIONS);
-  const writing: PageWriting = { cursors, quoteJumping: options.quoteJumping };
+  const writing: PageWriting = {
+    cursors,
+    quoteJumping: options.speedups.on('quote-jumping-cutter'),
+  };
   const threads = threadsFor(store, options);
   const write = threads
     ? (request: PageRequest) => threads.write(request)
@@ -101,7 +103,9 @@ export function createRespondentPages(
       };
   const positions = new PagePositions();
   // A deep page's start may take one pass over the index; concurrent requests share that pass.
-  const pageStarts = new SingleFlight<Position | null | undefined>(options.shareStarts);
+  const pageStarts = new SingleFlight<Position | null | undefined>(
+    options.speedups.on('single-flight'),
+  );
 
   /** Where page `page` starts: after the last row of page - 1, found by keyset from a known end. */
   async function pageStart(
