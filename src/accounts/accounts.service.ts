@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../db/connect.ts';
 import type { AccountRow } from '../db/schema.ts';
 import { DomainError } from '../errors.ts';
-import { keyInForce } from '../keys/key-in-force.ts';
+import { keyInForce } from '../key-in-force.ts';
 import { findAccountByEmail, insertAccount, setDeactivatedAt } from './accounts.repository.ts';
 import {
   generatePassword,

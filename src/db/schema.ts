@@ -5,6 +5,12 @@ import type { Generated, Insertable, Selectable } from 'kysely';
  * ordering, `since` comparisons and keyset positions are plain integer comparisons on either engine.
  * `answers` is JSON text on SQLite and JSONB on PostgreSQL; both arrive here as a JSON string.
  */
+/**
+ * The channel a commit that adds deliveries notifies on PostgreSQL (the trigger of migration
+ * 0010), which serving processes listen on (see deliveryWakeUps). Fixed: the trigger holds it.
+ */
+export const DELIVERIES_CHANNEL = 'hadir_deliveries';
+
 export interface Database {
   accounts: AccountsTable;
   campaigns: CampaignsTable;

@@ -1,14 +1,10 @@
 import type { Kysely } from 'kysely';
-import { recordAudit } from '../audit/audit.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Engine, Store } from '../db/connect.ts';
 import type { Database } from '../db/schema.ts';
-import { ChangeSet } from '../notifications/change-events.ts';
-import {
-  removeCampaign,
-  removeRespondents,
-  stampRemovals,
-} from '../removals/removals.repository.ts';
+import { ChangeSet } from '../journal/change-set.ts';
+import { endChange } from '../journal/end-change.ts';
+import { removeCampaign, removeRespondents } from '../removals/removals.repository.ts';
 import {
   BATCH_ROWS,
   claimVersions,
@@ -266,8 +262,6 @@ class ImportRun {
     this.problems.throwIfAny();
     await this.writer.finish();
     await dropNamedIds(this.db, this.engine);
-    const removalStamp = await stampRemovals(this.db, this.engine, () => this.clock.now());
-    await this.changes.record(this.db, removalStamp, this.clock.now());
     const counts: ImportCounts = {
       campaigns: {
         upserted: [...this.campaigns.values()].filter((campaign) => campaign.kind === 'upsert')
@@ -281,15 +275,16 @@ class ImportRun {
       stale: this.counts.stale,
       dropped: this.dropped,
     };
-    await recordAudit(
-      this.db,
-      {
+    await endChange(this.db, {
+      engine: this.engine,
+      clock: this.clock,
+      changes: this.changes,
+      audit: {
         actor: this.options.actor ?? 'operator',
         action: this.options.action ?? 'import',
         details: counts,
       },
-      this.now,
-    );
+    });
     return counts;
   }
 }

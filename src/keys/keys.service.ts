@@ -6,10 +6,10 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../db/connect.ts';
 import type { ApiKeyRow, Database } from '../db/schema.ts';
 import { DomainError } from '../errors.ts';
-import { recordScopeChange } from '../notifications/change-events.ts';
+import { recordScopeChange } from '../journal/change-set.ts';
+import { type KeyStatus, keyStatus, lifetimeOf } from '../key-in-force.ts';
 import { DAY_MS } from '../time-units.ts';
 import { generateKeyText, hashKey, isWellFormedKey, keyHint } from './key-format.ts';
-import { type KeyStatus, keyStatus, lifetimeOf } from './key-in-force.ts';
 import { type FieldCheck, validateScopes } from './key-scopes.ts';
 import { sealKey } from './key-seal.ts';
 

@@ -3,8 +3,8 @@ import { inList, jsonRecords, listParameter } from '../db/list-parameter.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import type { Database } from '../db/schema.ts';
 import type { Store } from '../db/store.ts';
-import { keyInForce } from '../keys/key-in-force.ts';
-import type { EventType } from './events.ts';
+import type { EventType } from '../journal/events.ts';
+import { keyInForce } from '../key-in-force.ts';
 
 /*
  * The worker's statements run many times a second under a burst. They are prepared (see

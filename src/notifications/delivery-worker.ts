@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
+import { eventBody } from '../journal/events.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import {
   claimForSending,
@@ -11,7 +12,6 @@ import {
   noteEndpointSuccess,
   readableNow,
 } from './deliveries.repository.ts';
-import { eventBody } from './events.ts';
 import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from './retry-schedule.ts';
 import { SettleBatch } from './settle-batch.ts';
 import { openSecret, signatureHeader } from './signing.ts';

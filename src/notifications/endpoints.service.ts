@@ -5,11 +5,11 @@ import type { Clock } from '../clock.ts';
 import type { Database } from '../db/schema.ts';
 import type { Store } from '../db/store.ts';
 import { DomainError } from '../errors.ts';
-import { keyStatus, lifetimeOf } from '../keys/key-in-force.ts';
+import { EVENT_TYPES, type EventType, isEventType } from '../journal/events.ts';
+import { recordEvents } from '../journal/journal.repository.ts';
+import { keyStatus, lifetimeOf } from '../key-in-force.ts';
 import { DAY_MS } from '../time-units.ts';
 import { lastTestEventAt } from './deliveries.repository.ts';
-import { EVENT_TYPES, type EventType, isEventType } from './events.ts';
-import { recordEvents } from './outbox.repository.ts';
 import { newWebhookSecret, sealSecret } from './signing.ts';
 import { urlProblem } from './webhook-sender.ts';
 

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { keyInForce } from '../keys/key-in-force.ts';
+import { recordEvents } from '../journal/journal.repository.ts';
+import { keyInForce } from '../key-in-force.ts';
 import { DAY_MS } from '../time-units.ts';
 import { DELIVERY_LOG_MS } from './endpoints.service.ts';
-import { recordEvents } from './outbox.repository.ts';
 
 /**
  * `key.expiring` goes this many days before a key expires. Nearest first: a key found within a

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { DELIVERIES_CHANNEL } from '../db/migrations/0010-delivery-wake-ups.ts';
+import { DELIVERIES_CHANNEL } from '../db/schema.ts';
 import type { Store } from '../db/store.ts';
 
 /** How long a lost listening connection waits before it tries again. */

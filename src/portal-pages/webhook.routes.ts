@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { EVENT_TYPES } from '../notifications/events.ts';
+import { EVENT_TYPES } from '../journal/events.ts';
 import { clientOf } from '../portal/portal.routes.ts';
 import type { SessionPrincipal } from '../portal/portal.service.ts';
 import { HOUR_MS } from '../time-units.ts';

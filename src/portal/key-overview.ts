@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ApiKeyRow, Database } from '../db/schema.ts';
-import { keyStatus, lifetimeOf } from '../keys/key-in-force.ts';
+import { keyStatus, lifetimeOf } from '../key-in-force.ts';
 import { emptyUsageDay, jakartaDay } from '../keys/key-usage.ts';
 import { findScopesOfKeys, listKeyRows } from '../keys/keys.repository.ts';
 import { readUsageDays, type UsageDay } from '../keys/usage-days.repository.ts';

@@ -1,16 +1,11 @@
 import { userInfo } from 'node:os';
-import { recordAudit } from '../audit/audit.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Scrub, Store } from '../db/store.ts';
 import { DomainError } from '../errors.ts';
-import { ChangeSet } from '../notifications/change-events.ts';
+import { ChangeSet } from '../journal/change-set.ts';
+import { endChange } from '../journal/end-change.ts';
 import { answersMatch, needleOf } from './answer-match.ts';
-import {
-  findRespondentsAfter,
-  removeCampaign,
-  removeRespondents,
-  stampRemovals,
-} from './removals.repository.ts';
+import { findRespondentsAfter, removeCampaign, removeRespondents } from './removals.repository.ts';
 
 /** A respondent an erasure request names: where it is, never what it answered. */
 export interface FoundRespondent {
@@ -82,17 +77,15 @@ export async function eraseRespondents(
         'the respondents changed while they were erased; run it again',
       );
     }
-    const stamp = await stampRemovals(trx, store.engine, () => clock.now());
-    await new ChangeSet().record(trx, stamp, clock.now());
-    await recordAudit(
-      trx,
-      {
+    await endChange(trx, {
+      engine: store.engine,
+      clock,
+      audit: {
         actor: operator(),
         action: 'respondents.erase',
         details: { count: ids.length, respondents: named, foundBy: why },
       },
-      clock.now(),
-    );
+    });
   });
   return { erased: named, scrub: await store.scrubRemovals() };
 }
@@ -135,21 +128,17 @@ export async function deleteCampaign(
     const count = removed.respondents;
     const changes = new ChangeSet();
     changes.campaignDeleted(campaignId);
-    await changes.record(
-      trx,
-      await stampRemovals(trx, store.engine, () => clock.now()),
-      clock.now(),
-    );
-    await recordAudit(
-      trx,
-      {
+    await endChange(trx, {
+      engine: store.engine,
+      clock,
+      changes,
+      audit: {
         actor: operator(),
         action: 'campaign.delete',
         target: campaignId,
         details: { respondents: count },
       },
-      now,
-    );
+    });
     return count;
   });
   return { campaignId, respondentsErased: erased, scrub: await store.scrubRemovals() };

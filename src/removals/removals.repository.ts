@@ -1,20 +1,17 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import type { Engine } from '../db/store.ts';
+import { PENDING } from '../journal/removal-stamps.repository.ts';
 
 /**
  * Tombstones, written only here and only beside the removal they record: every way a respondent
  * leaves (a deletion in an import, a deleted campaign, an operator's erasure, retention) deletes
  * the row and records `(campaign, id)` in one statement pair of the caller's transaction.
  *
- * A tombstone is written PENDING and given its time by stampRemovals just before its transaction
+ * A tombstone is written PENDING and given its time by stampRemovals (src/journal/) just before its transaction
  * commits, so that `removed_at` is as near the commit as the service can make it: a long import
  * must not record removals at its start and commit them minutes later, behind a reader's `until`.
  */
-const PENDING = -1;
 const BATCH = 500;
-/** The PostgreSQL advisory lock that orders stamps (an arbitrary constant: 'removals'). */
-const STAMP_LOCK = 0x72656d6f;
 
 function* batches<T>(items: readonly T[]): Generator<T[]> {
   for (let start = 0; start < items.length; start += BATCH) {
@@ -152,41 +149,6 @@ export async function noteStagedRespondentsWritten(
     ON CONFLICT (campaign_id, respondent_id) DO UPDATE SET removed_at = ${PENDING}`.execute(db);
   await sql`DELETE FROM removals m USING ${staged} s
     WHERE m.campaign_id = s.campaign_id AND m.respondent_id = s.id`.execute(db);
-}
-
-/**
- * Gives this transaction's tombstones their time; call it last, just before the commit. Stamps
- * follow commit order: on PostgreSQL a transaction-scoped lock makes the next stamper wait for
- * this commit (SQLite has one writer), and a stamp is never older than the newest before it. So
- * a reader that saw a removal at T never later sees one committed at or before T. Returns the
- * stamp, which no other transaction's tombstones share, or undefined when there were none.
- */
-export async function stampRemovals(
-  db: Kysely<Database>,
-  engine: Engine,
-  now: () => number,
-): Promise<number | undefined> {
-  const pending = await db
-    .selectFrom('removals')
-    .select('respondent_id')
-    .where('removed_at', '=', PENDING)
-    .limit(1)
-    .executeTakeFirst();
-  if (!pending) return undefined;
-  if (engine === 'postgres') await sql`SELECT pg_advisory_xact_lock(${STAMP_LOCK})`.execute(db);
-  const horizon = await db
-    .selectFrom('removals_horizon')
-    .select('last_stamp')
-    .where('id', '=', 1)
-    .executeTakeFirstOrThrow();
-  const at = Math.max(now(), Number(horizon.last_stamp) + 1);
-  await db
-    .updateTable('removals')
-    .set({ removed_at: at })
-    .where('removed_at', '=', PENDING)
-    .execute();
-  await db.updateTable('removals_horizon').set({ last_stamp: at }).where('id', '=', 1).execute();
-  return at;
 }
 
 /** A tombstone as the feed serves it. */

@@ -5,8 +5,7 @@ import { type CachedResponse, toCachedResponse } from '../http/response-cache.ts
 import { toIso } from '../instant.ts';
 import type { AuthenticatedKey } from '../keys/keys.service.ts';
 import { CursorCodec, type PositionFormat } from '../paging/page-cursor.ts';
-import { pageMeta } from '../paging/page-meta.ts';
-import { type PageQueryInput, type Paging, readPageQuery } from '../paging/page-query.ts';
+import { type PageQueryInput, type Paging, pageMeta, readPageQuery } from '../paging/page-query.ts';
 import { countRemovals, type FeedStart, readHorizon, readRemovals } from './removals.repository.ts';
 import { DEFAULT_REMOVALS_LIMIT } from './removals.schemas.ts';
 

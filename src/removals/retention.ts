@@ -1,14 +1,12 @@
-import { recordAudit } from '../audit/audit.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Scrub, Store } from '../db/store.ts';
-import { ChangeSet } from '../notifications/change-events.ts';
+import { endChange } from '../journal/end-change.ts';
 import { DAY_MS } from '../time-units.ts';
 import {
   findCampaignsPastRetention,
   purgeRemovalsBefore,
   purgeVersionsBefore,
   removeCampaignRespondents,
-  stampRemovals,
 } from './removals.repository.ts';
 
 /** How long personal data and tombstones are kept (see operating.md, "Personal data"). */
@@ -47,18 +45,16 @@ export async function runRetention(
   for (const campaign of campaigns) {
     await store.db.transaction().execute(async (trx) => {
       const removed = await removeCampaignRespondents(trx, campaign.campaignId);
-      const stamp = await stampRemovals(trx, store.engine, () => clock.now());
-      await new ChangeSet().record(trx, stamp, clock.now());
-      await recordAudit(
-        trx,
-        {
+      await endChange(trx, {
+        engine: store.engine,
+        clock,
+        audit: {
           actor: 'retention',
           action: 'respondents.expire',
           target: campaign.campaignId,
           details: { respondents: removed, daysAfterEvent: settings.daysAfterEvent },
         },
-        clock.now(),
-      );
+      });
     });
   }
   const tombstonesPurged = await purgeRemovalsBefore(

@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/db/connect.ts';
 import { importDocument } from '../../src/import/import.service.ts';
+import { CHANGE_WINDOW_MS, recordEvents } from '../../src/journal/journal.repository.ts';
 import { replaceKeyScope, revokeKey } from '../../src/keys/keys.service.ts';
 import type { Mailer, MailMessage } from '../../src/mail/mailer.ts';
 import { settleDeliveries } from '../../src/notifications/deliveries.repository.ts';
@@ -19,7 +20,6 @@ import {
   TestEventTooSoon,
 } from '../../src/notifications/endpoints.service.ts';
 import { noticeExpiringKeys } from '../../src/notifications/housekeeping.ts';
-import { CHANGE_WINDOW_MS, recordEvents } from '../../src/notifications/outbox.repository.ts';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/notifications/retry-schedule.ts';
 import { webhookSealKey } from '../../src/notifications/signing.ts';
 import { deliveryWakeUps } from '../../src/notifications/wake-ups.ts';

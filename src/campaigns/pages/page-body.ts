@@ -1,6 +1,6 @@
 import { type CachedResponse, fromJsonText, tagged } from '../../http/response-cache.ts';
 import type { CursorCodec } from '../../paging/page-cursor.ts';
-import type { PageMetaCore } from '../../paging/page-meta.ts';
+import type { PageMetaCore } from '../../paging/page-query.ts';
 import { compileProjection, type Projection } from '../field-projection.ts';
 import type { Position } from './page-positions.ts';
 import { linePosition, respondentJson } from './respondent-line.ts';

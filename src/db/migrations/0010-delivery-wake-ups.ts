@@ -1,8 +1,6 @@
 import { type Kysely, sql } from 'kysely';
+import { DELIVERIES_CHANNEL } from '../schema.ts';
 import type { Engine } from '../store.ts';
-
-/** The channel serving processes listen on for new deliveries (see deliveryWakeUps). */
-export const DELIVERIES_CHANNEL = 'hadir_deliveries';
 
 /**
  * PostgreSQL: a commit that adds deliveries tells the listening workers at once, so they need

@@ -1,5 +1,5 @@
+import { EVENT_TYPES } from '../../journal/events.ts';
 import type { DeliveryView, EndpointView } from '../../notifications/endpoints.service.ts';
-import { EVENT_TYPES } from '../../notifications/events.ts';
 import { dateTime } from '../format.ts';
 import { field, form, submit } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';

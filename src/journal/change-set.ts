@@ -7,7 +7,13 @@ import {
   type NewEvent,
   REMOVED_CHUNK_IDS,
 } from './events.ts';
-import { campaignHasListeners, recordChange, recordEvents } from './outbox.repository.ts';
+import {
+  campaignHasListeners,
+  findStampedIds,
+  recordChange,
+  recordEvents,
+  removedPerCampaign,
+} from './journal.repository.ts';
 
 /**
  * What one transaction changed, gathered as it goes, for the events its commit sends: rows
@@ -97,20 +103,6 @@ export class ChangeSet {
   }
 }
 
-/** How many tombstones the transaction stamped at `stamp`, per campaign. */
-async function removedPerCampaign(
-  db: Kysely<Database>,
-  stamp: number,
-): Promise<Map<string, number>> {
-  const rows = await db
-    .selectFrom('removals')
-    .select(['campaign_id', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('removed_at', '=', stamp)
-    .groupBy('campaign_id')
-    .execute();
-  return new Map(rows.map((row) => [row.campaign_id, Number(row.n)]));
-}
-
 const READ_BATCH = 5_000;
 
 /**
@@ -141,16 +133,8 @@ async function recordRemovedChunks(
   };
   let after = '';
   for (;;) {
-    const rows = await db
-      .selectFrom('removals')
-      .select('respondent_id')
-      .where('campaign_id', '=', campaignId)
-      .where('removed_at', '=', stamp)
-      .where('respondent_id', '>', after)
-      .orderBy('respondent_id')
-      .limit(READ_BATCH)
-      .execute();
-    for (const { respondent_id: id } of rows) {
+    const rows = await findStampedIds(db, campaignId, stamp, after, READ_BATCH);
+    for (const id of rows) {
       // Ids need no escaping (record-ids.ts): quotes and a comma.
       const size = id.length + 3;
       if (ids.length === REMOVED_CHUNK_IDS || bytes + size >= MAX_BODY_BYTES) cut();
@@ -159,7 +143,7 @@ async function recordRemovedChunks(
     }
     await recordEvents(db, events.splice(0), now);
     if (rows.length < READ_BATCH) break;
-    after = rows[rows.length - 1]?.respondent_id ?? after;
+    after = rows[rows.length - 1] ?? after;
   }
   cut();
   await recordEvents(db, events, now);

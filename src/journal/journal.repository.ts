@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { keyInForce } from '../keys/key-in-force.ts';
+import { keyInForce } from '../key-in-force.ts';
 import { campaignOf, type EventType, type NewEvent } from './events.ts';
 
 /** A message id (`webhook-id`): the same on every attempt of one delivery. */
@@ -222,4 +222,38 @@ async function mergeInto(
     .where('id', '=', eventId)
     .execute();
   return true;
+}
+
+/** How many tombstones the transaction stamped at `stamp`, per campaign. */
+export async function removedPerCampaign(
+  db: Kysely<Database>,
+  stamp: number,
+): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom('removals')
+    .select(['campaign_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('removed_at', '=', stamp)
+    .groupBy('campaign_id')
+    .execute();
+  return new Map(rows.map((row) => [row.campaign_id, Number(row.n)]));
+}
+
+/** Up to `limit` ids of a campaign's tombstones stamped at `stamp`, after `after`, in id order. */
+export async function findStampedIds(
+  db: Kysely<Database>,
+  campaignId: string,
+  stamp: number,
+  after: string,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('removals')
+    .select('respondent_id')
+    .where('campaign_id', '=', campaignId)
+    .where('removed_at', '=', stamp)
+    .where('respondent_id', '>', after)
+    .orderBy('respondent_id')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.respondent_id);
 }
