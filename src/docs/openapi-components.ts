@@ -1,9 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
+import { EVENT_TYPES, type EventType, eventBodySchema, eventTitle } from '../journal/events.ts';
 
 type Json = Record<string, unknown>;
 type Operation = { tags?: string[]; responses?: Record<string, Json> };
 export type OpenApiDocument = Json & {
   paths: Record<string, Record<string, Operation>>;
+  webhooks?: Json;
   components?: Json & { schemas?: Record<string, Json>; headers?: Record<string, Json> };
 };
 
@@ -38,6 +40,7 @@ export function nameSchemas(document: OpenApiDocument): void {
     return { $ref: `#/components/schemas/${title}` };
   };
   document.paths = visit(document.paths) as OpenApiDocument['paths'];
+  if (document.webhooks) document.webhooks = visit(document.webhooks) as Json;
   document.components = {
     ...document.components,
     schemas: { ...document.components?.schemas, ...Object.fromEntries(named) },
@@ -108,3 +111,58 @@ export function declareHeaders(document: OpenApiDocument): void {
   }
   document.components = { ...document.components, headers: HEADERS };
 }
+
+/**
+ * The notifications Hadir sends, as OpenAPI 3.1 `webhooks`: one per event type, its body the
+ * event's schema, with the Standard Webhooks headers that sign it.
+ */
+export function eventWebhooks(): Json {
+  const header = (name: string, description: string) => ({
+    in: 'header',
+    name,
+    required: true,
+    description,
+    schema: { type: 'string' },
+  });
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `on${eventTitle(type)}`,
+          tags: ['Notifications'],
+          summary: EVENT_SUMMARIES[type],
+          security: [],
+          parameters: [
+            header(
+              'webhook-id',
+              'The message id: the same on every attempt; skip one already taken.',
+            ),
+            header('webhook-timestamp', 'Unix seconds when this attempt was signed.'),
+            header('webhook-signature', "v1, then the HMAC-SHA256 under the endpoint's secret."),
+          ],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: eventBodySchema(type) } },
+          },
+          responses: {
+            '200': { description: 'Taken: any 2xx ends the retries of this message.' },
+            '400': {
+              description: 'Refused: the message is retried on the schedule, then given up.',
+            },
+          },
+        },
+      },
+    ]),
+  );
+}
+
+const EVENT_SUMMARIES: Record<EventType, string> = {
+  'respondents.changed': 'Rows of a campaign were added or changed: read them with since',
+  'respondents.removed': 'Respondents left a campaign: delete these ids from your copy',
+  'campaign.updated': 'A campaign, or your allow-list in it, changed',
+  'campaign.removed': "A campaign was deleted, or left the key's scope",
+  'campaign.added': "A campaign entered the key's scope",
+  'key.expiring': 'The key expires soon: rotate it',
+  'webhook.test': 'A test sent from the portal or the CLI',
+};

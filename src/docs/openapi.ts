@@ -1,7 +1,12 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { GUIDE } from './guide.ts';
-import { declareHeaders, nameSchemas, type OpenApiDocument } from './openapi-components.ts';
+import {
+  declareHeaders,
+  eventWebhooks,
+  nameSchemas,
+  type OpenApiDocument,
+} from './openapi-components.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -25,6 +30,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transformObject: (documentObject) => {
       if (!('openapiObject' in documentObject)) throw new Error('expected an OpenAPI 3 document');
       const document = documentObject.openapiObject as OpenApiDocument;
+      document.webhooks = eventWebhooks();
       nameSchemas(document);
       declareHeaders(document);
       return document;
@@ -49,6 +55,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       servers: [{ url: '/', description: 'The service that serves this document.' }],
       tags: [
         { name: 'Data', description: 'The read-only data interface (API key).' },
+        {
+          name: 'Notifications',
+          description:
+            "Signed change notifications (Standard Webhooks) Hadir posts to a key's endpoints: ids, counts and times, never an answer.",
+        },
         {
           name: 'Portal',
           description: 'Account sign-in, devices, step-up and key management (session).',

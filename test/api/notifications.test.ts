@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/db/connect.ts';
 import { importDocument } from '../../src/import/import.service.ts';
+import { EVENT_TYPES } from '../../src/journal/events.ts';
 import { CHANGE_WINDOW_MS, recordEvents } from '../../src/journal/journal.repository.ts';
 import { replaceKeyScope, revokeKey } from '../../src/keys/keys.service.ts';
 import type { Mailer, MailMessage } from '../../src/mail/mailer.ts';
@@ -26,6 +27,7 @@ import { deliveryWakeUps } from '../../src/notifications/wake-ups.ts';
 import { eraseRespondents } from '../../src/removals/erasure.service.ts';
 import { TEST_SECRETS } from '../helpers/app.ts';
 import { ManualClock } from '../helpers/clock.ts';
+import { eventContract } from '../helpers/event-contract.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { TestReceiver } from '../helpers/receiver.ts';
 import { createTestStore, ENGINES, openTestStore } from '../helpers/stores.ts';
@@ -599,6 +601,14 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
     await revokeKey(w.store, w.clock, w.key.id);
     await w.worker.runOnce();
     expect(w.receiver.received).toHaveLength(0);
+  });
+
+  // Runs last: the tests above between them send an event of every type, each checked here.
+  it('sends only bodies that match the published schema of their type, of every type', () => {
+    const contract = eventContract();
+    const typesSent = new Set(w.receiver.everything.map((got) => contract.check(got.body)));
+    expect([...typesSent].sort()).toEqual([...EVENT_TYPES].sort());
+    expect([...contract.types].sort()).toEqual([...EVENT_TYPES].sort());
   });
 });
 

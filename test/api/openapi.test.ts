@@ -5,6 +5,7 @@ import { createConfig, lint } from '@redocly/openapi-core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importDocument } from '../../src/import/import.service.ts';
 import { API_PATHS } from '../helpers/api-paths.ts';
 import { startTestApp, type TestApp, type TestResponse } from '../helpers/app.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
@@ -16,8 +17,8 @@ describe('the OpenAPI document', () => {
   let document: any;
 
   beforeAll(async () => {
-    // Six counted key requests in the contract test, so its seventh is the 429 it checks.
-    t = await startTestApp('sqlite', { rateLimitPerMinute: 6 });
+    // Eight counted key requests in the contract test, so its ninth is the 429 it checks.
+    t = await startTestApp('sqlite', { rateLimitPerMinute: 8 });
     document = (await t.get(`${BASE}/openapi.json`)).body;
   });
   afterAll(() => t.close());
@@ -164,18 +165,24 @@ describe('the OpenAPI document', () => {
       ],
     });
     await seedCampaign(t.store, t.clock, { id: 'other' });
+    // One who left, for the removals feed to list.
+    await importDocument(t.store, t.clock, { respondents: [{ id: 'r2', deleted: true }] });
     const { key } = await createTestKey(t.store, t.clock, [
       { campaignId: 'c', fields: ['menu', 'alergi'] },
     ]);
     const list = `${BASE}/campaigns`;
     const summary = `${BASE}/campaigns/{id}/summary`;
     const respondents = `${BASE}/campaigns/{id}/respondents`;
+    const removals = `${BASE}/campaigns/{id}/removals`;
+    const fields = `${BASE}/campaigns/{id}/fields`;
     const cases: Array<[string, string, string | undefined, number]> = [
       [list, `${BASE}/campaigns`, key, 200],
       [summary, `${BASE}/campaigns/c/summary`, key, 200],
       [summary, `${BASE}/campaigns/c/summary`, key, 304], // not counted
       [respondents, `${BASE}/campaigns/c/respondents?limit=1`, key, 200],
       [respondents, `${BASE}/campaigns/c/respondents?limit=500`, key, 400],
+      [removals, `${BASE}/campaigns/c/removals?limit=1`, key, 200],
+      [fields, `${BASE}/campaigns/c/fields`, key, 200],
       [summary, `${BASE}/campaigns/other/summary`, key, 403],
       [summary, `${BASE}/campaigns/nope/summary`, key, 404],
       [list, `${BASE}/campaigns`, undefined, 401],

@@ -11,6 +11,8 @@ export interface Received {
 /** A notification receiver on 127.0.0.1 that keeps what it gets and answers as told. */
 export class TestReceiver {
   readonly received: Received[] = [];
+  /** Every request ever received, whoever cleared `received`. */
+  readonly everything: Received[] = [];
   /** The status to answer (a function of the request); 204 unless changed. */
   answer: (request: Received) => number | { status: number; headers: Record<string, string> } =
     () => 204;
@@ -31,6 +33,7 @@ export class TestReceiver {
           path: request.url ?? '/',
         };
         receiver?.received.push(got);
+        receiver?.everything.push(got);
         const answer = receiver?.answer(got) ?? 204;
         const { status, headers } =
           typeof answer === 'number' ? { status: answer, headers: {} } : answer;

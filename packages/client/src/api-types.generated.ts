@@ -379,7 +379,127 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "campaign.added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A campaign entered the key's scope */
+        post: operations["onCampaignAddedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A campaign was deleted, or left the key's scope */
+        post: operations["onCampaignRemovedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "campaign.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A campaign, or your allow-list in it, changed */
+        post: operations["onCampaignUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "key.expiring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The key expires soon: rotate it */
+        post: operations["onKeyExpiringEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "respondents.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rows of a campaign were added or changed: read them with since */
+        post: operations["onRespondentsChangedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "respondents.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Respondents left a campaign: delete these ids from your copy */
+        post: operations["onRespondentsRemovedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A test sent from the portal or the CLI */
+        post: operations["onWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** Campaign */
@@ -391,6 +511,53 @@ export interface components {
             responseCount: number;
             slug: string;
             title: string;
+        };
+        /** CampaignAddedEvent */
+        CampaignAddedEvent: {
+            /** @description Newly in the key's scope (added to it, or back from deletion). */
+            data: {
+                /** @description The campaign, as GET /developer/v1/campaigns names it. */
+                campaignId: string;
+            };
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "campaign.added";
+        };
+        /** CampaignRemovedEvent */
+        CampaignRemovedEvent: {
+            data: {
+                /** @description The campaign, as GET /developer/v1/campaigns names it. */
+                campaignId: string;
+                /** @description Deleted, or no longer in the key's scope. */
+                reason: "deleted" | "out_of_scope";
+            };
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "campaign.removed";
+        };
+        /** CampaignUpdatedEvent */
+        CampaignUpdatedEvent: {
+            data: {
+                /** @description The campaign, as GET /developer/v1/campaigns names it. */
+                campaignId: string;
+                /** @description What of the campaign changed; fields: the allow-list of your key. */
+                changed: ("title" | "eventDate" | "location" | "slug" | "fields")[];
+            };
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "campaign.updated";
         };
         /** Error */
         Error: {
@@ -418,6 +585,25 @@ export interface components {
          */
         Fields: {
             data: components["schemas"]["FieldDefinition"][];
+        };
+        /** KeyExpiringEvent */
+        KeyExpiringEvent: {
+            data: {
+                daysLeft: number;
+                /**
+                 * Format: date-time
+                 * @description ISO-8601 in UTC.
+                 */
+                expiresAt: string;
+                keyId: string;
+            };
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "key.expiring";
         };
         /** PageMeta */
         PageMeta: {
@@ -480,6 +666,29 @@ export interface components {
              */
             submittedAt: string;
         };
+        /** RespondentsChangedEvent */
+        RespondentsChangedEvent: {
+            data: {
+                /** @description The campaign, as GET /developer/v1/campaigns names it. */
+                campaignId: string;
+                /** @description Rows added or changed. */
+                changed: number;
+                /** @description Rows removed. */
+                removed: number;
+                /**
+                 * Format: date-time
+                 * @description Pass as since to read every row this change added or changed.
+                 */
+                since: string;
+            };
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "respondents.changed";
+        };
         /**
          * RespondentsPage
          * @description One page of respondents.
@@ -487,6 +696,27 @@ export interface components {
         RespondentsPage: {
             data: components["schemas"]["Respondent"][];
             meta: components["schemas"]["PageMeta"];
+        };
+        /** RespondentsRemovedEvent */
+        RespondentsRemovedEvent: {
+            data: {
+                /** @description The campaign, as GET /developer/v1/campaigns names it. */
+                campaignId: string;
+                /** @description Respondents who left at removedAt: delete them from your copy. */
+                ids: string[];
+                /**
+                 * Format: date-time
+                 * @description ISO-8601 in UTC.
+                 */
+                removedAt: string;
+            };
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "respondents.removed";
         };
         /**
          * Summary
@@ -514,6 +744,19 @@ export interface components {
             } & {
                 [key: string]: number;
             };
+        };
+        /** WebhookTestEvent */
+        WebhookTestEvent: {
+            data: {
+                endpointId: string;
+            };
+            /**
+             * Format: date-time
+             * @description ISO-8601 in UTC.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "webhook.test";
         };
     };
     responses: never;
@@ -2218,6 +2461,258 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    onCampaignAddedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every attempt; skip one already taken. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description v1, then the HMAC-SHA256 under the endpoint's secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CampaignAddedEvent"];
+            };
+        };
+        responses: {
+            /** @description Taken: any 2xx ends the retries of this message. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the message is retried on the schedule, then given up. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCampaignRemovedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every attempt; skip one already taken. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description v1, then the HMAC-SHA256 under the endpoint's secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CampaignRemovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Taken: any 2xx ends the retries of this message. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the message is retried on the schedule, then given up. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onCampaignUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every attempt; skip one already taken. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description v1, then the HMAC-SHA256 under the endpoint's secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CampaignUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Taken: any 2xx ends the retries of this message. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the message is retried on the schedule, then given up. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onKeyExpiringEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every attempt; skip one already taken. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description v1, then the HMAC-SHA256 under the endpoint's secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyExpiringEvent"];
+            };
+        };
+        responses: {
+            /** @description Taken: any 2xx ends the retries of this message. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the message is retried on the schedule, then given up. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onRespondentsChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every attempt; skip one already taken. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description v1, then the HMAC-SHA256 under the endpoint's secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RespondentsChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Taken: any 2xx ends the retries of this message. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the message is retried on the schedule, then given up. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onRespondentsRemovedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every attempt; skip one already taken. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description v1, then the HMAC-SHA256 under the endpoint's secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RespondentsRemovedEvent"];
+            };
+        };
+        responses: {
+            /** @description Taken: any 2xx ends the retries of this message. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the message is retried on the schedule, then given up. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id: the same on every attempt; skip one already taken. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description v1, then the HMAC-SHA256 under the endpoint's secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Taken: any 2xx ends the retries of this message. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused: the message is retried on the schedule, then given up. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

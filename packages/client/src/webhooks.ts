@@ -1,36 +1,16 @@
 import { Webhook } from 'standardwebhooks';
+import type { webhooks } from './api-types.generated.js';
 
-/** The events Hadir sends: ids, counts and times, never an answer (read those with the key). */
-export type HadirEvent =
-  | Envelope<
-      'respondents.changed',
-      {
-        campaignId: string;
-        /** Rows added or changed. */
-        changed: number;
-        removed: number;
-        /** Pass as `since` to read every row the change wrote. */
-        since: string;
-      }
-    >
-  | Envelope<'respondents.removed', { campaignId: string; removedAt: string; ids: string[] }>
-  | Envelope<
-      'campaign.updated',
-      {
-        campaignId: string;
-        changed: Array<'title' | 'eventDate' | 'location' | 'slug' | 'fields'>;
-      }
-    >
-  | Envelope<'campaign.removed', { campaignId: string; reason: 'deleted' | 'out_of_scope' }>
-  | Envelope<'campaign.added', { campaignId: string }>
-  | Envelope<'key.expiring', { keyId: string; expiresAt: string; daysLeft: number }>
-  | Envelope<'webhook.test', { endpointId: string }>;
+/** A notification's body, as the OpenAPI document's `webhooks` publish it. */
+type EventBody<T extends keyof webhooks> = NonNullable<
+  webhooks[T]['post']['requestBody']
+>['content']['application/json'];
 
-interface Envelope<T extends string, D> {
-  type: T;
-  timestamp: string;
-  data: D;
-}
+/**
+ * The events Hadir sends: ids, counts and times, never an answer (read those with the key).
+ * Generated from the OpenAPI document's `webhooks`, so they cannot drift from what is sent.
+ */
+export type HadirEvent = { [T in keyof webhooks]: EventBody<T> }[keyof webhooks];
 
 export type HadirEventType = HadirEvent['type'];
 
