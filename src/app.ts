@@ -1,37 +1,19 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Redis } from 'ioredis';
-import { campaignRoutes } from './campaigns/campaigns.routes.ts';
-import { createCampaignService } from './campaigns/campaigns.service.ts';
-import { createRespondentPages } from './campaigns/pages/respondent-pages.ts';
 import type { Clock } from './clock.ts';
-import {
-  type Config,
-  DEFAULT_MAX_EVENT_LOOP_DELAY_MS,
-  DEFAULT_PAGE_THREADS,
-  DEFAULT_RESPONSE_CACHE_MB,
-} from './config.ts';
+import type { Config } from './config.ts';
+import { dataApi } from './data-api/data-api.ts';
 import type { Store } from './db/connect.ts';
 import { StoreOutage } from './db/store-outage.ts';
 import { registerReferenceRoutes } from './docs/docs.routes.ts';
 import { registerOpenApi } from './docs/openapi.ts';
-import { accessLog } from './http/access-log.ts';
 import { registerAnswerGuards } from './http/answer-guards.ts';
 import type { ConnectionTimeouts } from './http/connections.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { registerHealthRoutes, storeProbe } from './http/health.ts';
-import { authenticateKey, requireKey } from './http/key-auth.ts';
 import { Metrics } from './http/metrics.ts';
-import { registerOverloadGuard } from './http/overload.ts';
-import { registerRateLimit } from './http/rate-limit.ts';
-import {
-  LocalWindowStore,
-  type RateLimitStore,
-  RedisWindowStore,
-} from './http/rate-limit-stores.ts';
-import { ResponseCache } from './http/response-cache.ts';
+import type { RateLimitStore } from './http/rate-limit-stores.ts';
 import { createServer } from './http/server.ts';
-import { strictQuery } from './http/strict-query.ts';
-import { createTurnGate } from './http/turn-gate.ts';
 import { INGEST_PREFIX, type IngestSettings, ingestRoutes } from './ingest/ingest.routes.ts';
 import { KeyUsage } from './keys/key-usage.ts';
 import type { Mailer } from './mail/mailer.ts';
@@ -43,8 +25,6 @@ import {
 } from './portal/portal.service.ts';
 import { PORTAL_PATH } from './portal-pages/layout.ts';
 import { portalPages } from './portal-pages/portal-pages.ts';
-import { removalsRoutes } from './removals/removals.routes.ts';
-import { createRemovalsFeed } from './removals/removals.service.ts';
 import type { ServerSecrets } from './secrets.ts';
 import { Speedups } from './speedups.ts';
 
@@ -146,7 +126,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     settings: deps.portal,
   });
   app.addHook('onClose', () => portal.settle());
-  await app.register(dataApi(deps, metrics, speedups, keyUsage), { prefix: DATA_PREFIX });
+  await app.register(
+    dataApi({
+      ...deps,
+      readStore: deps.readStore ?? deps.store,
+      cursorKey: deps.secrets.cursorKey,
+      speedups,
+      metrics,
+      keyUsage,
+    }),
+    { prefix: DATA_PREFIX },
+  );
   await app.register(portalApi(portal), { prefix: PORTAL_PREFIX });
   await app.register(
     portalPages({
@@ -196,107 +186,6 @@ export async function buildIngestApp(
   });
   registerHealthRoutes(app, storeProbe([deps.store]), outage);
   return app;
-}
-
-/**
- * The data API of spec, Endpoints: every request is checked, in this order, for overload, its key
- * (requests of one turn together, see turn-gate.ts), its rate limit and its parameters, then
- * answered by the campaign routes and written to the access log.
- */
-function dataApi(
-  deps: AppDeps,
-  metrics: Metrics,
-  speedups: Speedups,
-  keyUsage: KeyUsage,
-): FastifyPluginAsync {
-  return async (data) => {
-    const readStore = deps.readStore ?? deps.store;
-    const pages = createRespondentPages(readStore, {
-      cursorKey: deps.secrets.cursorKey,
-      threads: deps.config.pageThreads ?? DEFAULT_PAGE_THREADS,
-      speedups,
-    });
-    metrics.watchPageThreads(() => pages.threadsRunning);
-    // A server starts its threads as it begins listening; built for inject alone (the tests), an
-    // app starts them on first use.
-    data.addHook('onListen', async () => pages.start());
-    data.addHook('onClose', () => pages.close());
-    const campaigns = createCampaignService(readStore, {
-      cache: new ResponseCache(
-        deps.config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024,
-        {
-          onLookup: (hit) => metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
-          speedups,
-        },
-      ),
-      pages,
-      speedups,
-    });
-
-    await registerOverloadGuard(data, {
-      maxEventLoopDelayMs: deps.config.maxEventLoopDelayMs ?? DEFAULT_MAX_EVENT_LOOP_DELAY_MS,
-      ...(deps.overloadSampleIntervalMs ? { sampleIntervalMs: deps.overloadSampleIntervalMs } : {}),
-      onShed: () => metrics.shed.inc(),
-    });
-    const authenticate = authenticateKey(deps.store, deps.clock, keyUsage, speedups);
-    const turnGate = createTurnGate();
-    // SQLite reads are synchronous: there is no round trip for a read-ahead to overlap.
-    const readAhead = speedups.on('read-ahead') && readStore.engine === 'postgres';
-    data.addHook('onRequest', async (request) => {
-      // Requests read in one turn of the event loop check their keys and campaigns together, once
-      // that turn's data is in: they share one look at SQLite's change stamp and one read per key
-      // and campaign, and their answers go out back to back. Each read still starts after its
-      // request arrived.
-      if (speedups.on('turn-batching')) await turnGate();
-      // A route declares the campaign read its answer needs (see campaignRoutes).
-      const ahead = request.routeOptions.config.readAhead;
-      const id = (request.params as { id?: unknown } | undefined)?.id;
-      if (readAhead && ahead && typeof id === 'string') {
-        request.readAhead = campaigns.readAhead(ahead, id);
-      }
-      await authenticate(request);
-    });
-    let lastStoreWarning = Number.NEGATIVE_INFINITY;
-    await registerRateLimit(data, {
-      perKeyPerMinute: deps.config.rateLimitPerMinute,
-      anonymousPerMinute: deps.config.anonymousRateLimitPerMinute,
-      store: deps.redis
-        ? new RedisWindowStore(deps.redis, deps.clock)
-        : (deps.rateLimitStore ?? new LocalWindowStore(deps.clock)),
-      onRejected: () => metrics.rateLimited.inc(),
-      onStoreError: (error, request) => {
-        // Fail open: the data stays available while Redis is down; say so, but not per request.
-        metrics.rateLimitStoreFailures.inc();
-        if (deps.clock.now() - lastStoreWarning < 10_000) return;
-        lastStoreWarning = deps.clock.now();
-        request.log.warn(
-          { cause: String((error as Error)?.message ?? error) },
-          'rate-limit store unreachable; requests let through',
-        );
-      },
-    });
-    data.addHook('preValidation', async (request) => requireKey(request));
-    data.addHook('preValidation', strictQuery);
-    const access = accessLog(deps.accessLogger ?? deps.logger);
-    // One hook for both: the access line, and the key's use for its holder's usage chart.
-    data.addHook('onResponse', async (request, reply) => {
-      await access.onResponse(request, reply);
-      const verification = request.keyVerification;
-      if (verification?.kind !== 'valid') return;
-      // Rows served means respondents: the campaign list's row count is campaigns.
-      const record = request.accessRecord;
-      const rows = record?.campaignId !== undefined ? (record.rows ?? 0) : 0;
-      keyUsage.count(verification.key.id, deps.clock.now(), reply.statusCode, rows);
-    });
-    data.decorateRequest('clientGone', false);
-    data.addHook('onRequestAbort', access.onRequestAbort);
-    await data.register(campaignRoutes(campaigns));
-    const removals = createRemovalsFeed(readStore, {
-      campaigns,
-      cursorKey: deps.secrets.cursorKey,
-    });
-    await data.register(removalsRoutes(removals));
-  };
 }
 
 /** The portal account API of spec, "Portal account endpoints". */

@@ -1,8 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { sendTagged } from '../http/conditional.ts';
 import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
-import { ensureClientWaiting } from '../http/overload.ts';
 import {
   CampaignParams,
   CampaignsResponse,
@@ -12,7 +10,7 @@ import {
   RespondentsResponse,
   SummaryResponse,
 } from './campaigns.schemas.ts';
-import type { CampaignService, ReadAhead } from './campaigns.service.ts';
+import type { CampaignService, DataCaller, ReadAhead } from './campaigns.service.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -20,15 +18,15 @@ declare module 'fastify' {
     readAhead?: ReadAhead['kind'];
   }
   interface FastifyRequest {
-    /** The campaign read started while the key was checked (the speed device read-ahead). */
-    readAhead?: ReadAhead;
+    /**
+     * Who a data request reads for, set by the data API's door once its key is checked, before
+     * its parameters are validated: a data handler runs only once it is set. Nothing else reads it.
+     */
+    caller: DataCaller;
   }
 }
 
 const DATA = { tags: ['Data'], security: [{ apiKey: [] }] };
-
-/** Throws once the client has gone, so the answer is not read for nobody. */
-const whileWaiting = (request: FastifyRequest) => () => ensureClientWaiting(request);
 
 /** The three data endpoints of spec, Endpoints, and the field definitions. All GET; none changes anything. */
 export function campaignRoutes(service: CampaignService): FastifyPluginAsyncTypebox {
@@ -50,8 +48,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
         },
       },
       async (request, reply) => {
-        const key = request.apiKey;
-        const response = await service.listCampaigns(key);
+        const response = await service.listCampaigns(request.caller);
         request.accessRecord = { rows: response.rows };
         return sendTagged(request, reply, response);
       },
@@ -77,14 +74,8 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
         },
       },
       async (request, reply) => {
-        const key = request.apiKey;
         request.accessRecord = { campaignId: request.params.id };
-        const response = await service.summary(
-          key,
-          request.params.id,
-          whileWaiting(request),
-          request.readAhead,
-        );
+        const response = await service.summary(request.caller, request.params.id);
         request.accessRecord.fieldKeys = [...response.fieldKeys];
         return sendTagged(request, reply, response);
       },
@@ -109,9 +100,8 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
         },
       },
       async (request, reply) => {
-        const key = request.apiKey;
         request.accessRecord = { campaignId: request.params.id };
-        const response = await service.fields(key, request.params.id);
+        const response = await service.fields(request.caller, request.params.id);
         request.accessRecord.fieldKeys = [...response.fieldKeys];
         return sendTagged(request, reply, response);
       },
@@ -143,14 +133,11 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
         },
       },
       async (request, reply) => {
-        const key = request.apiKey;
         request.accessRecord = { campaignId: request.params.id };
         const response = await service.respondents(
-          key,
+          request.caller,
           request.params.id,
           request.query,
-          whileWaiting(request),
-          request.readAhead,
         );
         request.accessRecord.fieldKeys = [...response.fieldKeys];
         request.accessRecord.rows = response.rows;

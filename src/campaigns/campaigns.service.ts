@@ -25,13 +25,19 @@ import type { Projection } from './field-projection.ts';
 import type { RespondentPages } from './pages/respondent-pages.ts';
 import { ScopeProjections } from './scope-projections.ts';
 
-/** Runs once access is settled, before the answer is read: it may abandon the request. */
-export type BeforeWork = () => void;
-
 /**
- * Each answer is the serialised body with its ETag, and what the access log records: the field
- * keys present in at least one returned row, and the row count.
+ * Who a data read is for: the request's key, the campaign read already started for it, and
+ * whether its client still waits. Each answer is the serialised body with its ETag, and what the
+ * access log records: the field keys present in at least one returned row, and the row count.
  */
+export interface DataCaller {
+  key: AuthenticatedKey;
+  /** The campaign read started while the key was checked (read-ahead), if any. */
+  ahead?: ReadAhead | undefined;
+  /** Throws once the client has gone, so the answer is not read for nobody. */
+  stillWaiting(): void;
+}
+
 /**
  * A campaign's read, started while its request's key is still being checked, so the two round
  * trips overlap (the speed device "read-ahead"). Its result is used only once the key is valid.
@@ -47,25 +53,18 @@ export interface CampaignAccess {
 }
 
 export interface CampaignService {
-  listCampaigns(key: AuthenticatedKey): Promise<CachedResponse>;
+  listCampaigns(caller: DataCaller): Promise<CachedResponse>;
   /** Spec, Errors rule 1: the campaign and allow-list, or 404 (no such campaign) or 403. */
   access(key: AuthenticatedKey, campaignId: string): Promise<CampaignAccess>;
   /** The allow-listed fields' definitions, in form order (fields outside it stay unnamed). */
-  fields(key: AuthenticatedKey, campaignId: string): Promise<CachedResponse>;
+  fields(caller: DataCaller, campaignId: string): Promise<CachedResponse>;
   /** Starts the read a summary or a page of `campaignId` will need. */
   readAhead(kind: ReadAhead['kind'], campaignId: string): ReadAhead;
-  summary(
-    key: AuthenticatedKey,
-    campaignId: string,
-    beforeWork?: BeforeWork,
-    ahead?: ReadAhead,
-  ): Promise<CachedResponse>;
+  summary(caller: DataCaller, campaignId: string): Promise<CachedResponse>;
   respondents(
-    key: AuthenticatedKey,
+    caller: DataCaller,
     campaignId: string,
     query: PageQueryInput,
-    beforeWork?: BeforeWork,
-    ahead?: ReadAhead,
   ): Promise<CachedResponse>;
 }
 
@@ -177,7 +176,7 @@ export function createCampaignService(
 
     access: (key, campaignId) => access(key, campaignId, readCampaign(campaignId)),
 
-    async fields(key, campaignId) {
+    async fields({ key }, campaignId) {
       const { campaign, projection } = await access(key, campaignId, readCampaign(campaignId));
       const cacheKey = `fields\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}`;
       return cache.get(cacheKey, async () => {
@@ -186,7 +185,7 @@ export function createCampaignService(
       });
     },
 
-    async listCampaigns(key) {
+    async listCampaigns({ key }) {
       const records = await scopeReads.run(key.id, () => findCampaignsInScope(store, key.id));
       // Shared or remembered rows come back as the same array, so their bytes are serialised once.
       let response = campaignLists.get(records);
@@ -200,7 +199,7 @@ export function createCampaignService(
       return response;
     },
 
-    async summary(key, campaignId, beforeWork, ahead) {
+    async summary({ key, ahead, stillWaiting }, campaignId) {
       const read = ahead?.kind === 'summary' ? ahead.read : readCounts(campaignId);
       const { campaign, projection } = await access(
         key,
@@ -209,7 +208,7 @@ export function createCampaignService(
       );
       // Present: access found the campaign in this very read.
       const { counts } = (await read) ?? { counts: [] };
-      beforeWork?.();
+      stillWaiting();
       const cacheKey = `summary\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}`;
       return cache.get(cacheKey, async () => {
         const summary = buildSummary(campaign, projection, counts);
@@ -217,11 +216,11 @@ export function createCampaignService(
       });
     },
 
-    async respondents(key, campaignId, query, beforeWork, ahead) {
+    async respondents({ key, ahead, stillWaiting }, campaignId, query) {
       const resolved = readPageQuery(campaignId, query, pages.paging);
       const read = ahead?.kind === 'respondents' ? ahead.read : readCampaign(campaignId);
       const { campaign, projection } = await access(key, campaignId, read);
-      beforeWork?.();
+      stillWaiting();
       const { after } = resolved;
       const place = after
         ? `cursor:${after.submittedAt}\u0000${after.id}\u0000${resolved.page}`

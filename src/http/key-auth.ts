@@ -4,7 +4,7 @@ import type { Store } from '../db/store.ts';
 import { ApiError } from '../errors.ts';
 import { bearerToken, isWellFormedKey } from '../keys/key-format.ts';
 import type { KeyUsage } from '../keys/key-usage.ts';
-import { type KeyVerification, verifyKey } from '../keys/keys.service.ts';
+import { type AuthenticatedKey, type KeyVerification, verifyKey } from '../keys/keys.service.ts';
 import { SingleFlight } from '../single-flight.ts';
 import { Speedups } from '../speedups.ts';
 
@@ -50,15 +50,13 @@ function rejection(verification: Exclude<KeyVerification, { kind: 'valid' }>): s
 }
 
 /**
- * Hands a data request its key (`request.apiKey`), or answers 401 `unauthorized` for any other
- * verdict (spec, Authentication 5). Runs once per data request, before its parameters are read.
+ * The key of an authenticated request, or 401 `unauthorized` for any other verdict (spec,
+ * Authentication 5). Asked once per data request, before its parameters are read.
  */
-export function requireKey(request: FastifyRequest): void {
+export function requireKey(request: FastifyRequest): AuthenticatedKey {
   const verification = request.keyVerification ?? { kind: 'missing' };
-  if (verification.kind !== 'valid') {
-    throw new ApiError('unauthorized', rejection(verification), {
-      'www-authenticate': 'Bearer realm="hadir"',
-    });
-  }
-  request.apiKey = verification.key;
+  if (verification.kind === 'valid') return verification.key;
+  throw new ApiError('unauthorized', rejection(verification), {
+    'www-authenticate': 'Bearer realm="hadir"',
+  });
 }

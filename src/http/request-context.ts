@@ -1,4 +1,4 @@
-import type { AuthenticatedKey, KeyVerification } from '../keys/keys.service.ts';
+import type { KeyVerification } from '../keys/keys.service.ts';
 
 /** What the access log records of a data request: identifiers and counts, never a value. */
 export interface AccessRecord {
@@ -11,11 +11,6 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by key authentication on every data route, before the rate limit runs. */
     keyVerification?: KeyVerification;
-    /**
-     * The key of a data request, set by requireKey before validation: a data handler runs only
-     * once it is set (any other request is answered 401 first). Nothing else reads it.
-     */
-    apiKey: AuthenticatedKey;
     accessRecord?: AccessRecord;
     /** Set by the rate limit on conditional requests: counts one that gets a full response. */
     chargeRateLimit: (() => Promise<void>) | null;

@@ -32,9 +32,8 @@ export function removalsRoutes(feed: RemovalsFeed): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        const key = request.apiKey;
         request.accessRecord = { campaignId: request.params.id };
-        const response = await feed.page(key, request.params.id, request.query);
+        const response = await feed.page(request.caller, request.params.id, request.query);
         return sendTagged(request, reply, response);
       },
     );

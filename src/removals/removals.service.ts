@@ -1,9 +1,8 @@
-import type { CampaignService } from '../campaigns/campaigns.service.ts';
+import type { CampaignService, DataCaller } from '../campaigns/campaigns.service.ts';
 import type { Store } from '../db/store.ts';
 import { ApiError } from '../errors.ts';
 import { type CachedResponse, toCachedResponse } from '../http/response-cache.ts';
 import { toIso } from '../instant.ts';
-import type { AuthenticatedKey } from '../keys/keys.service.ts';
 import { CursorCodec, type PositionFormat } from '../paging/page-cursor.ts';
 import { type PageQueryInput, type Paging, pageMeta, readPageQuery } from '../paging/page-query.ts';
 import { countRemovals, type FeedStart, readHorizon, readRemovals } from './removals.repository.ts';
@@ -41,12 +40,12 @@ export function createRemovalsFeed(
 
   return {
     async page(
-      key: AuthenticatedKey,
+      caller: DataCaller,
       campaignId: string,
       input: PageQueryInput,
     ): Promise<CachedResponse> {
       const query = readPageQuery(campaignId, input, paging);
-      await campaigns.access(key, campaignId);
+      await campaigns.access(caller.key, campaignId);
       const start: FeedStart = query.after
         ? { kind: 'after', ...query.after }
         : { kind: 'offset', rows: (query.page - 1) * query.limit };

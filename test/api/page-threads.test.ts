@@ -1,9 +1,9 @@
 import type { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PageRequest, writePage } from '../../src/campaigns/pages/page-body.ts';
-import { RESPONDENT_POSITIONS } from '../../src/campaigns/pages/page-positions.ts';
 import { findRespondentLines } from '../../src/campaigns/pages/page-rows.repository.ts';
 import { type PageThreadSource, PageThreads } from '../../src/campaigns/pages/page-threads.ts';
+import { RESPONDENT_POSITIONS } from '../../src/campaigns/pages/respondent-line.ts';
 import { Metrics } from '../../src/http/metrics.ts';
 import { CursorCodec } from '../../src/paging/page-cursor.ts';
 import { startTestApp, TEST_SECRETS, type TestApp } from '../helpers/app.ts';

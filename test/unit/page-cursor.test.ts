@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { RESPONDENT_POSITIONS } from '../../src/campaigns/pages/page-positions.ts';
+import { RESPONDENT_POSITIONS } from '../../src/campaigns/pages/respondent-line.ts';
 import { CursorCodec } from '../../src/paging/page-cursor.ts';
 
 const KEY = Buffer.alloc(32, 7);

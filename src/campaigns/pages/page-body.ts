@@ -2,7 +2,7 @@ import { type CachedResponse, fromJsonText, tagged } from '../../http/response-c
 import type { CursorCodec } from '../../paging/page-cursor.ts';
 import type { PageMetaCore } from '../../paging/page-query.ts';
 import { compileProjection, type Projection } from '../field-projection.ts';
-import type { Position } from './page-positions.ts';
+import type { Position } from './respondent-line.ts';
 import { linePosition, respondentJson } from './respondent-line.ts';
 
 /** One page to write: where it starts, and everything its bytes depend on besides the rows. */

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { preparedColumnQuery, preparedTupleQuery } from '../../db/prepared.ts';
 import type { Store } from '../../db/store.ts';
-import type { Position } from './page-positions.ts';
+import type { Position } from './respondent-line.ts';
 
 export interface RowFilter {
   campaignId: string;

@@ -5,9 +5,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openStore } from '../../db/connect.ts';
 import { CursorCodec } from '../../paging/page-cursor.ts';
 import { type PageRequest, writePage } from './page-body.ts';
-import { RESPONDENT_POSITIONS } from './page-positions.ts';
 import { findRespondentLines } from './page-rows.repository.ts';
-import { splitLines } from './respondent-line.ts';
+import { RESPONDENT_POSITIONS, splitLines } from './respondent-line.ts';
 
 /**
  * What a thread is started with: the SQLite file it reads, unless its pages come with their

@@ -1,7 +1,7 @@
 import { toIso } from '../../instant.ts';
+import type { PositionFormat } from '../../paging/page-cursor.ts';
 import type { Projection } from '../field-projection.ts';
 import { projectAnswersJson } from './field-cutter.ts';
-import type { Position } from './page-positions.ts';
 
 /**
  * A respondent as the store sends it: one line of text, so a page arrives as a few strings rather
@@ -82,3 +82,16 @@ export function linePosition(line: string): Position {
     id: JSON.parse(line.slice(statusEnd + 1, separator)) as string,
   };
 }
+
+/** A place in the spec order (submittedAt, id): rows strictly after it come next. */
+export interface Position {
+  submittedAt: number;
+  id: string;
+}
+
+/** How a respondents cursor holds its position. */
+export const RESPONDENT_POSITIONS: PositionFormat<Position> = {
+  list: 'respondents',
+  toPair: (position) => [position.submittedAt, position.id],
+  fromPair: (submittedAt, id) => ({ submittedAt, id }),
+};

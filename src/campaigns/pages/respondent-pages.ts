@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { parseDatabaseUrl } from '../../db/connect.ts';
 import type { Store } from '../../db/store.ts';
 import type { CachedResponse } from '../../http/response-cache.ts';
@@ -15,18 +16,12 @@ import {
   writePage,
 } from './page-body.ts';
 import {
-  nearestKnownEnd,
-  type PageContext,
-  PagePositions,
-  type Position,
-  RESPONDENT_POSITIONS,
-} from './page-positions.ts';
-import {
   countRespondents,
   findEveryNthPosition,
   findRespondentLines,
 } from './page-rows.repository.ts';
 import { PageThreads } from './page-threads.ts';
+import { type Position, RESPONDENT_POSITIONS } from './respondent-line.ts';
 
 /** What a page depends on of its campaign: the version every read sees, and its row count. */
 export interface PagedCampaign {
@@ -173,4 +168,63 @@ export function createRespondentPages(
     },
     close: async () => threads?.close(),
   };
+}
+
+/**
+ * Where pages end, remembered per (campaign version, since, limit), so that page N is read by
+ * keyset from the end of page N-1 instead of by OFFSET. Any write to a campaign bumps its version,
+ * which starts a fresh entry: a remembered position is never used against changed data.
+ */
+export interface PageContext {
+  readonly key: string;
+  /** Matching rows for this (version, since); filled on first use. */
+  total?: number;
+  /** Last row of page n, for the pages seen so far. */
+  readonly pageEnds: Map<number, Position>;
+}
+
+const MAX_REMEMBERED_POSITIONS = 500_000;
+
+export class PagePositions {
+  readonly #contexts = new LRUCache<string, PageContext>({
+    maxSize: MAX_REMEMBERED_POSITIONS,
+    sizeCalculation: (context) => context.pageEnds.size + 1,
+  });
+
+  context(
+    campaignId: string,
+    version: number,
+    sinceMs: number | undefined,
+    limit: number,
+  ): PageContext {
+    const key = `${campaignId}\u0000${version}\u0000${sinceMs ?? ''}\u0000${limit}`;
+    let context = this.#contexts.get(key);
+    if (!context) {
+      context = { key, pageEnds: new Map() };
+      this.#contexts.set(key, context);
+    }
+    return context;
+  }
+
+  /** Records page ends and re-weighs the entry so the cache stays within its bound. */
+  remember(context: PageContext, ends: Iterable<[number, Position]>): void {
+    for (const [page, position] of ends) context.pageEnds.set(page, position);
+    this.#contexts.set(context.key, context);
+  }
+}
+
+/** The nearest page at or before `page` whose end is known (0 = the start of the rows). */
+export function nearestKnownEnd(
+  pageEnds: ReadonlyMap<number, Position>,
+  page: number,
+): { page: number; after: Position | null } {
+  let best = 0;
+  let after: Position | null = null;
+  for (const [known, position] of pageEnds) {
+    if (known <= page && known > best) {
+      best = known;
+      after = position;
+    }
+  }
+  return { page: best, after };
 }

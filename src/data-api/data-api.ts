@@ -1,0 +1,137 @@
+import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
+import type { Redis } from 'ioredis';
+import { campaignRoutes } from '../campaigns/campaigns.routes.ts';
+import type { ReadAhead } from '../campaigns/campaigns.service.ts';
+import type { Clock } from '../clock.ts';
+import {
+  type Config,
+  DEFAULT_MAX_EVENT_LOOP_DELAY_MS,
+  DEFAULT_PAGE_THREADS,
+  DEFAULT_RESPONSE_CACHE_MB,
+} from '../config.ts';
+import type { Store } from '../db/store.ts';
+import { accessLog } from '../http/access-log.ts';
+import { authenticateKey, requireKey } from '../http/key-auth.ts';
+import type { Metrics } from '../http/metrics.ts';
+import { ensureClientWaiting, registerOverloadGuard } from '../http/overload.ts';
+import { registerRateLimit } from '../http/rate-limit.ts';
+import {
+  LocalWindowStore,
+  type RateLimitStore,
+  RedisWindowStore,
+} from '../http/rate-limit-stores.ts';
+import { strictQuery } from '../http/strict-query.ts';
+import { createTurnGate } from '../http/turn-gate.ts';
+import type { KeyUsage } from '../keys/key-usage.ts';
+import { removalsRoutes } from '../removals/removals.routes.ts';
+import type { Speedups } from '../speedups.ts';
+import { createDataReads } from './data-reads.ts';
+
+/** What the data API is built on (see AppDeps, where each is described). */
+export interface DataApiDeps {
+  store: Store;
+  /** Where data reads go (a PostgreSQL replica, or the store). */
+  readStore: Store;
+  clock: Clock;
+  cursorKey: Buffer;
+  config: Pick<Config, 'rateLimitPerMinute' | 'anonymousRateLimitPerMinute'> &
+    Partial<Pick<Config, 'responseCacheBytes' | 'maxEventLoopDelayMs' | 'pageThreads'>>;
+  speedups: Speedups;
+  metrics: Metrics;
+  keyUsage: KeyUsage;
+  logger: FastifyBaseLogger;
+  accessLogger?: FastifyBaseLogger | undefined;
+  redis?: Redis | undefined;
+  rateLimitStore?: RateLimitStore | undefined;
+  overloadSampleIntervalMs?: number | undefined;
+}
+
+/**
+ * The data API of spec, Endpoints, and its one door: every request is checked, in this order,
+ * for overload, its key (requests of one turn together, see turn-gate.ts) while the campaign read
+ * its route declares starts, its rate limit, then its key once more for a 401 before its
+ * parameters; it is then answered by the campaign and removals routes, for a caller (key,
+ * read-ahead, client still waiting) the door hands them, and written to the access log.
+ */
+export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
+  return async (data) => {
+    const { speedups, metrics, keyUsage, clock } = deps;
+    const reads = createDataReads(deps.readStore, {
+      cursorKey: deps.cursorKey,
+      pageThreads: deps.config.pageThreads ?? DEFAULT_PAGE_THREADS,
+      responseCacheBytes: deps.config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024,
+      speedups,
+      onCacheLookup: (hit) => metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
+    });
+    metrics.watchPageThreads(() => reads.threadsRunning);
+    // A server starts its threads as it begins listening; built for inject alone (the tests), an
+    // app starts them on first use.
+    data.addHook('onListen', async () => reads.start());
+    data.addHook('onClose', () => reads.close());
+
+    await registerOverloadGuard(data, {
+      maxEventLoopDelayMs: deps.config.maxEventLoopDelayMs ?? DEFAULT_MAX_EVENT_LOOP_DELAY_MS,
+      ...(deps.overloadSampleIntervalMs ? { sampleIntervalMs: deps.overloadSampleIntervalMs } : {}),
+      onShed: () => metrics.shed.inc(),
+    });
+    const authenticate = authenticateKey(deps.store, clock, keyUsage, speedups);
+    const turnGate = createTurnGate();
+    const readsAhead = new WeakMap<object, ReadAhead>();
+    data.addHook('onRequest', async (request) => {
+      // Requests read in one turn of the event loop check their keys and campaigns together, once
+      // that turn's data is in: they share one look at SQLite's change stamp and one read per key
+      // and campaign, and their answers go out back to back. Each read still starts after its
+      // request arrived.
+      if (speedups.on('turn-batching')) await turnGate();
+      // A route declares the campaign read its answer needs (see campaignRoutes).
+      const kind = request.routeOptions.config.readAhead;
+      const id = (request.params as { id?: unknown } | undefined)?.id;
+      const ahead = kind && typeof id === 'string' ? reads.readAhead(kind, id) : undefined;
+      if (ahead) readsAhead.set(request, ahead);
+      await authenticate(request);
+    });
+    let lastStoreWarning = Number.NEGATIVE_INFINITY;
+    await registerRateLimit(data, {
+      perKeyPerMinute: deps.config.rateLimitPerMinute,
+      anonymousPerMinute: deps.config.anonymousRateLimitPerMinute,
+      store: deps.redis
+        ? new RedisWindowStore(deps.redis, clock)
+        : (deps.rateLimitStore ?? new LocalWindowStore(clock)),
+      onRejected: () => metrics.rateLimited.inc(),
+      onStoreError: (error, request) => {
+        // Fail open: the data stays available while Redis is down; say so, but not per request.
+        metrics.rateLimitStoreFailures.inc();
+        if (clock.now() - lastStoreWarning < 10_000) return;
+        lastStoreWarning = clock.now();
+        request.log.warn(
+          { cause: String((error as Error)?.message ?? error) },
+          'rate-limit store unreachable; requests let through',
+        );
+      },
+    });
+    // The key is asked for once, before the parameters: a caller without one learns that first.
+    data.addHook('preValidation', async (request) => {
+      request.caller = {
+        key: requireKey(request),
+        ahead: readsAhead.get(request),
+        stillWaiting: () => ensureClientWaiting(request),
+      };
+    });
+    data.addHook('preValidation', strictQuery);
+    const access = accessLog(deps.accessLogger ?? deps.logger);
+    // One hook for both: the access line, and the key's use for its holder's usage chart.
+    data.addHook('onResponse', async (request, reply) => {
+      await access.onResponse(request, reply);
+      const verification = request.keyVerification;
+      if (verification?.kind !== 'valid') return;
+      // Rows served means respondents: the campaign list's row count is campaigns.
+      const record = request.accessRecord;
+      const rows = record?.campaignId !== undefined ? (record.rows ?? 0) : 0;
+      keyUsage.count(verification.key.id, clock.now(), reply.statusCode, rows);
+    });
+    data.decorateRequest('clientGone', false);
+    data.addHook('onRequestAbort', access.onRequestAbort);
+    await data.register(campaignRoutes(reads.campaigns));
+    await data.register(removalsRoutes(reads.removals));
+  };
+}

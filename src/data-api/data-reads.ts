@@ -1,0 +1,68 @@
+import {
+  type CampaignService,
+  createCampaignService,
+  type ReadAhead,
+} from '../campaigns/campaigns.service.ts';
+import { createRespondentPages } from '../campaigns/pages/respondent-pages.ts';
+import type { Store } from '../db/store.ts';
+import { ResponseCache } from '../http/response-cache.ts';
+import { createRemovalsFeed, type RemovalsFeed } from '../removals/removals.service.ts';
+import type { Speedups } from '../speedups.ts';
+
+/** What the data API's reads are built from: one speed setting, and the sizes beside it. */
+export interface DataReadSettings {
+  /** The key cursors are signed with. */
+  cursorKey: Buffer;
+  /** Threads that write respondent pages; 0 writes them in the serving thread. */
+  pageThreads: number;
+  /** The response cache's bound; 0 keeps nothing. */
+  responseCacheBytes: number;
+  speedups: Speedups;
+  onCacheLookup?: (hit: boolean) => void;
+}
+
+/**
+ * Every read a data request makes, built once from one speed setting: the campaign answers and
+ * the removals feed, over one response cache, one set of shared reads and remembered page ends,
+ * and the page threads. The data API's door (data-api.ts) is its one user.
+ */
+export interface DataReads {
+  campaigns: CampaignService;
+  removals: RemovalsFeed;
+  /**
+   * Starts the campaign read a route declared it needs, while the request's key is checked; none
+   * where read-ahead is off, or on SQLite, whose reads are synchronous: no round trip to overlap.
+   */
+  readAhead(kind: ReadAhead['kind'], campaignId: string): ReadAhead | undefined;
+  /** Starts the page threads now rather than at the first page (a listening server). */
+  start(): void;
+  readonly threadsRunning: number;
+  close(): Promise<void>;
+}
+
+export function createDataReads(store: Store, settings: DataReadSettings): DataReads {
+  const { speedups, cursorKey } = settings;
+  const pages = createRespondentPages(store, {
+    cursorKey,
+    threads: settings.pageThreads,
+    speedups,
+  });
+  const cache = new ResponseCache(settings.responseCacheBytes, {
+    ...(settings.onCacheLookup ? { onLookup: settings.onCacheLookup } : {}),
+    speedups,
+  });
+  const campaigns = createCampaignService(store, { cache, pages, speedups });
+  const removals = createRemovalsFeed(store, { campaigns, cursorKey });
+  const readAhead = speedups.on('read-ahead') && store.engine === 'postgres';
+  return {
+    campaigns,
+    removals,
+    readAhead: (kind, campaignId) =>
+      readAhead ? campaigns.readAhead(kind, campaignId) : undefined,
+    start: () => pages.start(),
+    get threadsRunning() {
+      return pages.threadsRunning;
+    },
+    close: () => pages.close(),
+  };
+}
