@@ -1,4 +1,6 @@
 import { ApiError, DomainError } from '../errors.ts';
+import { findKeyById } from '../keys/keys.repository.ts';
+import { selectEndpoints } from '../notifications/endpoints.repository.ts';
 import {
   addEndpoint,
   disableEndpointByHand,
@@ -52,11 +54,7 @@ export function createHolderWebhooks(deps: PortalDeps, audit: Audit) {
 
   /** The key's chain, when the key is the account's; a 404 otherwise. */
   async function ownKey(principal: SessionPrincipal, keyId: string): Promise<string> {
-    const key = await store.db
-      .selectFrom('api_keys')
-      .select(['account_id', 'lineage_id'])
-      .where('id', '=', keyId)
-      .executeTakeFirst();
+    const key = await findKeyById(store.db, keyId);
     if (!key || key.account_id !== principal.accountId) {
       throw new ApiError('not_found', `no key ${keyId} on this account`);
     }
@@ -65,11 +63,7 @@ export function createHolderWebhooks(deps: PortalDeps, audit: Audit) {
 
   async function ownEndpoint(principal: SessionPrincipal, keyId: string, endpointId: string) {
     const lineageId = await ownKey(principal, keyId);
-    const endpoint = await store.db
-      .selectFrom('webhook_endpoints')
-      .select('lineage_id')
-      .where('id', '=', endpointId)
-      .executeTakeFirst();
+    const [endpoint] = await selectEndpoints(store.db, { id: endpointId });
     if (!endpoint || endpoint.lineage_id !== lineageId) {
       throw new ApiError('not_found', `no endpoint ${endpointId} on key ${keyId}`);
     }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { AccountRow, CodePurpose } from '../db/schema.ts';
+import type { Kysely } from 'kysely';
+import type { AccountRow, CodePurpose, Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { digestsEqual, generateToken, hmacHex, sha256Hex } from '../secret-hash.ts';
 import { DAY_MS, HOUR_MS } from '../time-units.ts';
@@ -180,6 +181,44 @@ export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles
     await audit(account.id, 'code.sent', client, { purpose: row.purpose });
   }
 
+  /** Charges the budget of the mail a new code of `purpose` would send; 429 past it. */
+  async function charge(account: AccountRow, purpose: CodePurpose): Promise<void> {
+    await throttles.chargeAll(mailBudgets(account, purpose));
+  }
+
+  /**
+   * Stores a new code through `executor` (the transaction of a sign-in, say), retiring any open
+   * one of the same account and purpose, and returns its mailing, to run once that commits.
+   * The caller has charged the budget (see charge).
+   */
+  async function storeCode(
+    executor: Kysely<Database>,
+    account: AccountRow,
+    purpose: CodePurpose,
+    sessionId: string | null,
+    client: ClientContext,
+    challenge?: string,
+  ): Promise<() => Promise<void>> {
+    const now = clock.now();
+    const id = randomUUID();
+    const row: repo.CodeRow = {
+      id,
+      account_id: account.id,
+      purpose,
+      session_id: sessionId,
+      code_hmac: digest(deriveCode(secrets.codeHmacKey, id), purpose, account.id, sessionId),
+      created_at: now,
+      expires_at: now + CODE_TTL_MS,
+      attempts: 0,
+      open_attempts: 0,
+      challenge_hash: challenge === undefined ? null : sha256Hex(challenge),
+      consumed_at: null,
+      replaced_at: null,
+    };
+    await repo.replaceCode(executor, row);
+    return () => send(account, row, client);
+  }
+
   return {
     /**
      * Issues and mails a new code, retiring any open one of the same account and purpose. A
@@ -193,27 +232,14 @@ export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles
       client: ClientContext,
       challenge?: string,
     ): Promise<void> {
-      const now = clock.now();
-      const id = randomUUID();
-      const row: repo.CodeRow = {
-        id,
-        account_id: account.id,
-        purpose,
-        session_id: sessionId,
-        code_hmac: digest(deriveCode(secrets.codeHmacKey, id), purpose, account.id, sessionId),
-        created_at: now,
-        expires_at: now + CODE_TTL_MS,
-        attempts: 0,
-        open_attempts: 0,
-        challenge_hash: challenge === undefined ? null : sha256Hex(challenge),
-        consumed_at: null,
-        replaced_at: null,
-      };
       // Charged before the row is stored: a code over the budget is never issued.
-      await throttles.chargeAll(mailBudgets(account, purpose));
-      await repo.replaceCode(db, row);
-      await send(account, row, client);
+      await charge(account, purpose);
+      const mail = await storeCode(db, account, purpose, sessionId, client, challenge);
+      await mail();
     },
+
+    charge,
+    store: storeCode,
 
     /**
      * Mails the open code again, the same code; false when none is open, or when its own tries

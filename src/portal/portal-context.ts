@@ -1,6 +1,8 @@
+import type { Kysely } from 'kysely';
 import { recordAudit } from '../audit/audit.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/connect.ts';
+import type { Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Resolver } from '../notifications/webhook-sender.ts';
@@ -74,9 +76,15 @@ export function rateLimited(
 
 /** Records a security event of an account, with where the request came from; never a secret. */
 export function auditEvents(deps: PortalDeps) {
-  return (accountId: string, action: string, client: ClientContext, details: object = {}) =>
+  return (
+    accountId: string,
+    action: string,
+    client: ClientContext,
+    details: object = {},
+    executor: Kysely<Database> = deps.store.db,
+  ) =>
     recordAudit(
-      deps.store.db,
+      executor,
       {
         actor: accountId,
         action,

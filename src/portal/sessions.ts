@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { generateToken, sha256Hex } from '../secret-hash.ts';
 import { iso, type PortalDeps } from './portal-context.ts';
@@ -37,11 +39,12 @@ export function createSessions(deps: PortalDeps) {
   const db = store.db;
 
   return {
-    async issue(accountId: string): Promise<IssuedSession> {
+    /** Opens a session, through `executor` when it is part of a larger change (a sign-in). */
+    async issue(accountId: string, executor: Kysely<Database> = db): Promise<IssuedSession> {
       const now = clock.now();
       const token = generateToken(SESSION_TOKEN_PREFIX);
       const expiresAt = now + settings.sessionAbsoluteMs;
-      await repo.insertSession(db, {
+      await repo.insertSession(executor, {
         id: randomUUID(),
         account_id: accountId,
         token_hash: sha256Hex(token),
@@ -51,7 +54,7 @@ export function createSessions(deps: PortalDeps) {
         step_up_until: null,
         ended_at: null,
       });
-      await repo.endSessionsBeyond(db, accountId, MAX_SESSIONS_PER_ACCOUNT, now);
+      await repo.endSessionsBeyond(executor, accountId, MAX_SESSIONS_PER_ACCOUNT, now);
       return { token, expiresAt: iso(expiresAt) };
     },
 

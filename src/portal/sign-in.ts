@@ -85,40 +85,50 @@ export function createSignIn(
         throw invalidCredentials();
       }
       await clearThrottles(db, [throttleKey]);
-      switch (
-        decideSignIn({
-          lockedAt: account.locked_at,
-          unredeemedLoginCodes: account.unredeemed_login_codes,
-        })
-      ) {
+      const decision = decideSignIn({
+        lockedAt: account.locked_at,
+        unredeemedLoginCodes: account.unredeemed_login_codes,
+      });
+      if (decision === 'locked') throw accountLocked();
+      // Slow work first: the change below holds SQLite's one writer while it runs.
+      const rehashed =
+        decision === 'open' && needsRehash(account.password_hash as string)
+          ? await hashPassword(input.password)
+          : undefined;
+      if (decision === 'open' && !device) await codes.charge(account, 'login');
+      // The decision is applied as one change: all of it is written, or none.
+      const applied = await db.transaction().execute(async (trx) => {
+        if (decision === 'lock_now') {
+          await lockAccount(trx, account.id, now);
+          await audit(account.id, 'account.locked', client, {}, trx);
+          return { kind: 'locked' } as const;
+        }
+        if (rehashed !== undefined) {
+          await setPassword(trx, account.id, rehashed, account.must_change_password === 1);
+        }
+        if (device) {
+          await devices.markUsed(device.id, now, trx);
+          await clearUnredeemedLoginCodes(trx, account.id);
+          const session = await sessions.issue(account.id, trx);
+          const details = { via: 'trusted_device', deviceId: device.id };
+          await audit(account.id, 'login', client, details, trx);
+          return { kind: 'authenticated', session } as const;
+        }
+        const challenge = codes.newChallenge();
+        const mail = await codes.store(trx, account, 'login', null, client, challenge);
+        await countUnredeemedLoginCode(trx, account.id);
+        return { kind: 'code_sent', challenge, mail } as const;
+      });
+      switch (applied.kind) {
         case 'locked':
           throw accountLocked();
-        case 'lock_now':
-          await lockAccount(db, account.id, now);
-          await audit(account.id, 'account.locked', client);
-          throw accountLocked();
-        case 'open':
-          break;
+        case 'authenticated':
+          return { status: 'authenticated', session: applied.session };
+        case 'code_sent':
+          // Mailed once the code is stored for good.
+          await applied.mail();
+          return { status: 'code_sent', challenge: applied.challenge };
       }
-      if (needsRehash(account.password_hash as string)) {
-        await setPassword(
-          db,
-          account.id,
-          await hashPassword(input.password),
-          account.must_change_password === 1,
-        );
-      }
-      if (device) {
-        await devices.markUsed(device.id, now);
-        await clearUnredeemedLoginCodes(db, account.id);
-        const session = await sessions.issue(account.id);
-        await audit(account.id, 'login', client, { via: 'trusted_device', deviceId: device.id });
-        return { status: 'authenticated', session };
-      }
-      const challenge = codes.newChallenge();
-      await codes.issue(account, 'login', null, client, challenge);
-      await countUnredeemedLoginCode(db, account.id);
-      return { status: 'code_sent', challenge };
     },
 
     /**
@@ -163,9 +173,13 @@ export function createSignIn(
         throw invalidCode();
       }
       await codes.redeem(account, 'login', null, input.code, input.challenge);
-      await clearUnredeemedLoginCodes(db, account.id);
-      const session = await sessions.issue(account.id);
-      await audit(account.id, 'login', client, { via: 'code' });
+      // The code is spent; the sign-in it buys is one change.
+      const session = await db.transaction().execute(async (trx) => {
+        await clearUnredeemedLoginCodes(trx, account.id);
+        const opened = await sessions.issue(account.id, trx);
+        await audit(account.id, 'login', client, { via: 'code' }, trx);
+        return opened;
+      });
       if (!input.rememberDevice) return { session };
       return { session, trustedDevice: await devices.trust(account.id, input.deviceLabel, client) };
     },

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { generateToken, sha256Hex } from '../secret-hash.ts';
 import { DAY_MS } from '../time-units.ts';
@@ -35,8 +37,8 @@ export function createTrustedDevices(deps: PortalDeps, audit: Audit) {
       return device;
     },
 
-    async markUsed(deviceId: string, now: number): Promise<void> {
-      await repo.markDeviceUsed(db, deviceId, now);
+    async markUsed(deviceId: string, now: number, executor: Kysely<Database> = db): Promise<void> {
+      await repo.markDeviceUsed(executor, deviceId, now);
     },
 
     /** Trusts the calling device for 30 days; its token is shown this once. */
