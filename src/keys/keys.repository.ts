@@ -199,3 +199,16 @@ export async function wipeSealedKey(
     .executeTakeFirst();
   return result.numUpdatedRows === 1n;
 }
+
+/** The holder of a key: its account's e-mail address. */
+export async function findHolderOfKey(
+  db: Kysely<Database>,
+  keyId: string,
+): Promise<{ email: string } | undefined> {
+  return db
+    .selectFrom('api_keys as k')
+    .innerJoin('accounts as a', 'a.id', 'k.account_id')
+    .select('a.email')
+    .where('k.id', '=', keyId)
+    .executeTakeFirst();
+}

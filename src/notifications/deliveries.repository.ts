@@ -387,3 +387,29 @@ export async function lastTestEventAt(
     .executeTakeFirst();
   return row?.last === null || row?.last === undefined ? undefined : Number(row.last);
 }
+
+/**
+ * Forgets finished deliveries created before `cutoff`, and the events none refers to any more;
+ * returns how many deliveries.
+ */
+export async function purgeDeliveriesBefore(db: Kysely<Database>, cutoff: number): Promise<number> {
+  const result = await db
+    .deleteFrom('webhook_deliveries')
+    .where('created_at', '<', cutoff)
+    .where('state', '!=', 'pending')
+    .executeTakeFirst();
+  await db
+    .deleteFrom('webhook_events')
+    .where('created_at', '<', cutoff)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('webhook_deliveries as d')
+            .select('d.id')
+            .whereRef('d.event_id', '=', 'webhook_events.id'),
+        ),
+      ),
+    )
+    .execute();
+  return Number(result.numDeletedRows);
+}

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
 import { eventBody } from '../journal/events.ts';
+import { findHolderOfKey } from '../keys/keys.repository.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import {
   claimForSending,
@@ -347,12 +348,8 @@ export class DeliveryWorker {
     const { store, mailer } = this.options;
     if (!(await disableEndpoint(store.db, delivery.endpointId, at, reason))) return;
     if (!mailer) return;
-    const holder = await store.db
-      .selectFrom('api_keys as k')
-      .innerJoin('accounts as a', 'a.id', 'k.account_id')
-      .select('a.email')
-      .where('k.id', '=', delivery.lineageId)
-      .executeTakeFirst();
+    // A chain is named by its first key, whose holder the chain's keys all share.
+    const holder = await findHolderOfKey(store.db, delivery.lineageId);
     if (!holder) return;
     await mailer.send({ to: holder.email, ...disabledNotice(delivery.url, reason) });
   }

@@ -8,8 +8,24 @@ import { DomainError } from '../errors.ts';
 import { EVENT_TYPES, type EventType, isEventType } from '../journal/events.ts';
 import { recordEvents } from '../journal/journal.repository.ts';
 import { keyStatus, lifetimeOf } from '../key-in-force.ts';
+import { findKeyById } from '../keys/keys.repository.ts';
 import { DAY_MS } from '../time-units.ts';
 import { lastTestEventAt } from './deliveries.repository.ts';
+import {
+  countEndpointsOf,
+  deleteEndpoint,
+  disableEndpoint,
+  type EndpointRow,
+  enableEndpointWithDeliveries,
+  endpointExists,
+  findSealedSecret,
+  insertEndpoint,
+  newestDeliveryId,
+  replaceSecret,
+  requeueDeliveries,
+  selectDeliveryLog,
+  selectEndpoints,
+} from './endpoints.repository.ts';
 import { newWebhookSecret, sealSecret } from './signing.ts';
 import { urlProblem } from './webhook-sender.ts';
 
@@ -72,11 +88,7 @@ export function parseEventTypes(names: readonly string[]): EventType[] {
 
 async function lineageOf(settings: EndpointSettings, keyId: string): Promise<string> {
   const { store, clock } = settings;
-  const key = await store.db
-    .selectFrom('api_keys')
-    .select(['lineage_id', 'revoked_at', 'expires_at'])
-    .where('id', '=', keyId)
-    .executeTakeFirst();
+  const key = await findKeyById(store.db, keyId);
   if (!key) throw new DomainError('not_found', `no key with id ${keyId}`);
   const now = clock.now();
   if (keyStatus(lifetimeOf(key), now) !== 'active') {
@@ -99,34 +111,26 @@ export async function addEndpoint(
   const secret = newWebhookSecret();
   const now = clock.now();
   await store.db.transaction().execute(async (trx) => {
-    const existing = await trx
-      .selectFrom('webhook_endpoints')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('lineage_id', '=', lineageId)
-      .executeTakeFirstOrThrow();
-    if (Number(existing.n) >= MAX_ENDPOINTS_PER_KEY) {
+    if ((await countEndpointsOf(trx, lineageId)) >= MAX_ENDPOINTS_PER_KEY) {
       throw new DomainError(
         'conflict',
         `key ${input.keyId} already has ${MAX_ENDPOINTS_PER_KEY} endpoints; remove one first`,
       );
     }
-    await trx
-      .insertInto('webhook_endpoints')
-      .values({
-        id,
-        lineage_id: lineageId,
-        url: input.url,
-        event_types: JSON.stringify(events),
-        secret_sealed: sealSecret(secret, settings.sealKey, id),
-        previous_secret_sealed: null,
-        previous_secret_until: null,
-        created_at: now,
-        disabled_at: null,
-        disabled_reason: null,
-        failing_since: null,
-        last_success_at: null,
-      })
-      .execute();
+    await insertEndpoint(trx, {
+      id,
+      lineage_id: lineageId,
+      url: input.url,
+      event_types: JSON.stringify(events),
+      secret_sealed: sealSecret(secret, settings.sealKey, id),
+      previous_secret_sealed: null,
+      previous_secret_until: null,
+      created_at: now,
+      disabled_at: null,
+      disabled_reason: null,
+      failing_since: null,
+      last_success_at: null,
+    });
     await recordAudit(
       trx,
       {
@@ -139,15 +143,6 @@ export async function addEndpoint(
     );
   });
   return { endpoint: await getEndpoint(settings, id), secret };
-}
-
-type EndpointRow = Awaited<ReturnType<typeof selectEndpoints>>[number];
-
-function selectEndpoints(store: Store, where: { id?: string; lineageId?: string } = {}) {
-  let query = store.db.selectFrom('webhook_endpoints').selectAll().orderBy('created_at');
-  if (where.id !== undefined) query = query.where('id', '=', where.id);
-  if (where.lineageId !== undefined) query = query.where('lineage_id', '=', where.lineageId);
-  return query.execute();
 }
 
 /** An endpoint as the CLI and the portal show it: never its secret. */
@@ -170,32 +165,26 @@ export async function listEndpoints(
   settings: Pick<EndpointSettings, 'store'>,
   keyId?: string,
 ): Promise<EndpointView[]> {
-  if (keyId === undefined) return (await selectEndpoints(settings.store)).map(viewOf);
-  const key = await settings.store.db
-    .selectFrom('api_keys')
-    .select('lineage_id')
-    .where('id', '=', keyId)
-    .executeTakeFirst();
+  const { db } = settings.store;
+  if (keyId === undefined) return (await selectEndpoints(db)).map(viewOf);
+  const key = await findKeyById(db, keyId);
   if (!key) throw new DomainError('not_found', `no key with id ${keyId}`);
-  return (await selectEndpoints(settings.store, { lineageId: key.lineage_id })).map(viewOf);
+  return (await selectEndpoints(db, { lineageId: key.lineage_id })).map(viewOf);
 }
 
 export async function getEndpoint(
   settings: Pick<EndpointSettings, 'store'>,
   id: string,
 ): Promise<EndpointView> {
-  const [row] = await selectEndpoints(settings.store, { id });
+  const [row] = await selectEndpoints(settings.store.db, { id });
   if (!row) throw new DomainError('not_found', `no endpoint with id ${id}`);
   return viewOf(row);
 }
 
 async function requireEndpoint(settings: EndpointSettings, id: string): Promise<void> {
-  const row = await settings.store.db
-    .selectFrom('webhook_endpoints')
-    .select('id')
-    .where('id', '=', id)
-    .executeTakeFirst();
-  if (!row) throw new DomainError('not_found', `no endpoint with id ${id}`);
+  if (!(await endpointExists(settings.store.db, id))) {
+    throw new DomainError('not_found', `no endpoint with id ${id}`);
+  }
 }
 
 /**
@@ -217,41 +206,23 @@ async function changeEndpoint(
 }
 
 export async function disableEndpointByHand(settings: EndpointSettings, id: string) {
-  await changeEndpoint(settings, id, 'webhook.disable', async (trx, now) => {
-    await trx
-      .updateTable('webhook_endpoints')
-      .set({ disabled_at: now, disabled_reason: 'by hand' })
-      .where('id', '=', id)
-      .where('disabled_at', 'is', null)
-      .execute();
-  });
+  await changeEndpoint(settings, id, 'webhook.disable', (trx, now) =>
+    disableEndpoint(trx, id, now, 'by hand'),
+  );
   return getEndpoint(settings, id);
 }
 
 /** Enables an endpoint again; the events it missed while disabled go at once. */
 export async function enableEndpoint(settings: EndpointSettings, id: string) {
-  await changeEndpoint(settings, id, 'webhook.enable', async (trx, now) => {
-    await trx
-      .updateTable('webhook_endpoints')
-      .set({ disabled_at: null, disabled_reason: null, failing_since: null })
-      .where('id', '=', id)
-      .execute();
-    // A fresh start: each waiting delivery gets its full schedule of tries again.
-    await trx
-      .updateTable('webhook_deliveries')
-      .set({ next_attempt_at: now, attempts: 0 })
-      .where('endpoint_id', '=', id)
-      .where('state', '=', 'pending')
-      .execute();
-  });
+  // A fresh start: each waiting delivery gets its full schedule of tries again.
+  await changeEndpoint(settings, id, 'webhook.enable', (trx, now) =>
+    enableEndpointWithDeliveries(trx, id, now),
+  );
   return getEndpoint(settings, id);
 }
 
 export async function removeEndpoint(settings: EndpointSettings, id: string): Promise<void> {
-  await changeEndpoint(settings, id, 'webhook.remove', async (trx) => {
-    await trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute();
-    await trx.deleteFrom('webhook_endpoints').where('id', '=', id).execute();
-  });
+  await changeEndpoint(settings, id, 'webhook.remove', (trx) => deleteEndpoint(trx, id));
 }
 
 /**
@@ -267,21 +238,9 @@ export async function rotateSecret(
   const secret = newWebhookSecret();
   const until = now + SECRET_OVERLAP_MS;
   await store.db.transaction().execute(async (trx) => {
-    const row = await trx
-      .selectFrom('webhook_endpoints')
-      .select('secret_sealed')
-      .where('id', '=', id)
-      .executeTakeFirst();
-    if (!row) throw new DomainError('not_found', `no endpoint with id ${id}`);
-    await trx
-      .updateTable('webhook_endpoints')
-      .set({
-        secret_sealed: sealSecret(secret, settings.sealKey, id),
-        previous_secret_sealed: row.secret_sealed,
-        previous_secret_until: until,
-      })
-      .where('id', '=', id)
-      .execute();
+    const sealed = await findSealedSecret(trx, id);
+    if (sealed === undefined) throw new DomainError('not_found', `no endpoint with id ${id}`);
+    await replaceSecret(trx, id, sealSecret(secret, settings.sealKey, id), sealed, until);
     await recordAudit(trx, { actor: settings.actor, action: 'webhook.rotate', target: id }, now);
   });
   return { secret, previousSecretUntil: new Date(until).toISOString() };
@@ -314,14 +273,7 @@ export async function sendTestEvent(settings: EndpointSettings, id: string): Pro
       [{ type: 'webhook.test', endpointId: id, data: { endpointId: id } }],
       clock.now(),
     );
-    const row = await trx
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('endpoint_id', '=', id)
-      .orderBy('created_at', 'desc')
-      .orderBy('event_id', 'desc')
-      .executeTakeFirstOrThrow();
-    return row.id;
+    return newestDeliveryId(trx, id);
   });
 }
 
@@ -346,28 +298,8 @@ export async function listDeliveries(
   endpointId: string,
   limit = 100,
 ): Promise<DeliveryView[]> {
-  const rows = await settings.store.db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_events as v', 'v.id', 'd.event_id')
-    .select([
-      'd.id',
-      'v.type',
-      'v.campaign_id',
-      'd.state',
-      'd.attempts',
-      'd.created_at',
-      'd.last_attempt_at',
-      'd.last_status',
-      'd.last_error',
-      'd.last_duration_ms',
-      'd.next_attempt_at',
-    ])
-    .where('d.endpoint_id', '=', endpointId)
-    .where('d.created_at', '>', settings.clock.now() - DELIVERY_LOG_MS)
-    .orderBy('d.created_at', 'desc')
-    .orderBy('d.event_id', 'desc')
-    .limit(limit)
-    .execute();
+  const after = settings.clock.now() - DELIVERY_LOG_MS;
+  const rows = await selectDeliveryLog(settings.store.db, endpointId, after, limit);
   return rows.map((row) => ({
     id: row.id,
     event: row.type as EventType,
@@ -395,16 +327,7 @@ export async function redeliver(
   const { store, clock } = settings;
   await requireEndpoint(settings, endpointId);
   const now = clock.now();
-  let query = store.db
-    .updateTable('webhook_deliveries')
-    .set({ state: 'pending', attempts: 0, next_attempt_at: now, ended_at: null })
-    .where('endpoint_id', '=', endpointId);
-  query =
-    'deliveryId' in which
-      ? query.where('id', '=', which.deliveryId).where('state', '!=', 'pending')
-      : query.where('state', '=', 'failed').where('created_at', '>=', which.failedSince);
-  const result = await query.executeTakeFirst();
-  const count = Number(result.numUpdatedRows);
+  const count = await requeueDeliveries(store.db, endpointId, which, now);
   if ('deliveryId' in which && count === 0) {
     throw new DomainError('not_found', `no finished delivery ${which.deliveryId} of ${endpointId}`);
   }
