@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import type { Redis } from 'ioredis';
 import { campaignRoutes } from '../campaigns/campaigns.routes.ts';
-import type { ReadAhead } from '../campaigns/campaigns.service.ts';
+import type { DataCaller, ReadAhead } from '../campaigns/campaigns.service.ts';
 import type { Clock } from '../clock.ts';
 import {
   type Config,
@@ -130,6 +130,9 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
       keyUsage.count(verification.key.id, clock.now(), reply.statusCode, rows);
     });
     data.decorateRequest('clientGone', false);
+    // Declared up front, so that every request object keeps one shape (V8's fast property
+    // access); set by the key check above before any handler runs.
+    data.decorateRequest('caller', null as unknown as DataCaller);
     data.addHook('onRequestAbort', access.onRequestAbort);
     await data.register(campaignRoutes(reads.campaigns));
     await data.register(removalsRoutes(reads.removals));
