@@ -27,6 +27,13 @@ import { removalsRoutes } from '../removals/removals.routes.ts';
 import type { Speedups } from '../speedups.ts';
 import { createDataReads } from './data-reads.ts';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The campaign read its route declared, started while the key is checked (the door's). */
+    readAhead: ReadAhead | undefined;
+  }
+}
+
 /** What the data API is built on (see AppDeps, where each is described). */
 export interface DataApiDeps {
   store: Store;
@@ -76,7 +83,6 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
     });
     const authenticate = authenticateKey(deps.store, clock, keyUsage, speedups);
     const turnGate = createTurnGate();
-    const readsAhead = new WeakMap<object, ReadAhead>();
     data.addHook('onRequest', async (request) => {
       // Requests read in one turn of the event loop check their keys and campaigns together, once
       // that turn's data is in: they share one look at SQLite's change stamp and one read per key
@@ -86,8 +92,7 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
       // A route declares the campaign read its answer needs (see campaignRoutes).
       const kind = request.routeOptions.config.readAhead;
       const id = (request.params as { id?: unknown } | undefined)?.id;
-      const ahead = kind && typeof id === 'string' ? reads.readAhead(kind, id) : undefined;
-      if (ahead) readsAhead.set(request, ahead);
+      if (kind && typeof id === 'string') request.readAhead = reads.readAhead(kind, id);
       await authenticate(request);
     });
     let lastStoreWarning = Number.NEGATIVE_INFINITY;
@@ -113,7 +118,7 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
     data.addHook('preValidation', async (request) => {
       request.caller = {
         key: requireKey(request),
-        ahead: readsAhead.get(request),
+        ahead: request.readAhead,
         stillWaiting: () => ensureClientWaiting(request),
       };
     });
@@ -131,7 +136,8 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
     });
     data.decorateRequest('clientGone', false);
     // Declared up front, so that every request object keeps one shape (V8's fast property
-    // access); set by the key check above before any handler runs.
+    // access); the caller is set by the key check above before any handler runs.
+    data.decorateRequest('readAhead', undefined);
     data.decorateRequest('caller', null as unknown as DataCaller);
     data.addHook('onRequestAbort', access.onRequestAbort);
     await data.register(campaignRoutes(reads.campaigns));
