@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { AccountRow, Database, NewAccountRow } from '../db/schema.ts';
+import { keyInForce } from '../key-in-force.ts';
 
 export async function findAccountByEmail(
   db: Kysely<Database>,
@@ -79,5 +80,28 @@ export async function setPassword(
     .updateTable('accounts')
     .set({ password_hash: passwordHash, must_change_password: mustChange ? 1 : 0 })
     .where('id', '=', accountId)
+    .execute();
+}
+
+const LISTED_COLUMNS = [
+  'a.id',
+  'a.email',
+  'a.created_at',
+  'a.deactivated_at',
+  'a.locked_at',
+  'a.must_change_password',
+] as const;
+
+/** Every account, oldest first, with how many of its keys are in force at `now`. */
+export function listAccountsWithLiveKeys(db: Kysely<Database>, now: number) {
+  return db
+    .selectFrom('accounts as a')
+    .leftJoin('api_keys as k', (join) =>
+      join.onRef('k.account_id', '=', 'a.id').on(keyInForce('k', now)),
+    )
+    .select((eb) => [...LISTED_COLUMNS, eb.fn.count<number>('k.id').as('live_keys')])
+    .groupBy([...LISTED_COLUMNS])
+    .orderBy('a.created_at')
+    .orderBy('a.email')
     .execute();
 }

@@ -4,8 +4,12 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../db/connect.ts';
 import type { AccountRow } from '../db/schema.ts';
 import { DomainError } from '../errors.ts';
-import { keyInForce } from '../key-in-force.ts';
-import { findAccountByEmail, insertAccount, setDeactivatedAt } from './accounts.repository.ts';
+import {
+  findAccountByEmail,
+  insertAccount,
+  listAccountsWithLiveKeys,
+  setDeactivatedAt,
+} from './accounts.repository.ts';
 import {
   generatePassword,
   hashPassword,
@@ -129,28 +133,10 @@ export interface AccountListing {
   liveKeys: number;
 }
 
-const LISTED_COLUMNS = [
-  'a.id',
-  'a.email',
-  'a.created_at',
-  'a.deactivated_at',
-  'a.locked_at',
-  'a.must_change_password',
-] as const;
-
 /** Every account, oldest first, with its state and how many live keys it holds. */
 export async function listAccounts(store: Store, clock: Clock): Promise<AccountListing[]> {
   const now = clock.now();
-  const rows = await store.db
-    .selectFrom('accounts as a')
-    .leftJoin('api_keys as k', (join) =>
-      join.onRef('k.account_id', '=', 'a.id').on(keyInForce('k', now)),
-    )
-    .select((eb) => [...LISTED_COLUMNS, eb.fn.count<number>('k.id').as('live_keys')])
-    .groupBy([...LISTED_COLUMNS])
-    .orderBy('a.created_at')
-    .orderBy('a.email')
-    .execute();
+  const rows = await listAccountsWithLiveKeys(store.db, now);
   return rows.map((row) => ({
     id: row.id,
     email: row.email,

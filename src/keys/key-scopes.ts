@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { DomainError } from '../errors.ts';
 import { NEVER_SERVED_FIELDS } from '../never-served.ts';
-import type { KeyScope } from './keys.repository.ts';
+import { findFieldsOfCampaigns, findLiveCampaigns, type KeyScope } from './keys.repository.ts';
 
 /**
  * Checks that every campaign of a scope exists and is not deleted, and with `fields: 'known'` that
@@ -18,12 +18,7 @@ export async function validateScopes(
   if (duplicate)
     throw new DomainError('invalid', `campaign ${duplicate} is named in more than one --scope`);
   if (ids.length === 0) return [];
-  const found = await db
-    .selectFrom('campaigns')
-    .select('id')
-    .where('id', 'in', ids)
-    .where('deleted_at', 'is', null)
-    .execute();
+  const found = await findLiveCampaigns(db, ids);
   const existing = new Set(found.map((row) => row.id));
   const missing = ids.find((id) => !existing.has(id));
   if (missing) throw new DomainError('not_found', `campaign ${missing} does not exist`);
@@ -53,15 +48,10 @@ export async function validateScopes(
 export type FieldCheck = 'known' | 'any';
 
 async function requireKnownFields(db: Kysely<Database>, scopes: KeyScope[]): Promise<void> {
-  const rows = await db
-    .selectFrom('campaign_fields')
-    .select(['campaign_id', 'key'])
-    .where(
-      'campaign_id',
-      'in',
-      scopes.map((scope) => scope.campaignId),
-    )
-    .execute();
+  const rows = await findFieldsOfCampaigns(
+    db,
+    scopes.map((scope) => scope.campaignId),
+  );
   const known = new Set(rows.map((row) => `${row.campaign_id}\u0000${row.key}`));
   for (const scope of scopes) {
     const unknown = scope.fields.filter((field) => !known.has(`${scope.campaignId}\u0000${field}`));

@@ -212,3 +212,30 @@ export async function findHolderOfKey(
     .where('k.id', '=', keyId)
     .executeTakeFirst();
 }
+
+/** The live campaigns among `ids`, with their titles (scopes name campaigns by id). */
+export async function findLiveCampaigns(
+  db: Kysely<Database>,
+  ids: readonly string[],
+): Promise<Array<{ id: string; title: string }>> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('campaigns')
+    .select(['id', 'title'])
+    .where('id', 'in', ids)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+/** The fields of these campaigns: key and label each (allow-lists name fields by key). */
+export async function findFieldsOfCampaigns(
+  db: Kysely<Database>,
+  campaignIds: readonly string[],
+): Promise<Array<{ campaign_id: string; key: string; label: string }>> {
+  if (campaignIds.length === 0) return [];
+  return db
+    .selectFrom('campaign_fields')
+    .select(['campaign_id', 'key', 'label'])
+    .where('campaign_id', 'in', campaignIds)
+    .execute();
+}

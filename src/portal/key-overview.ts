@@ -2,7 +2,12 @@ import type { Kysely } from 'kysely';
 import type { ApiKeyRow, Database } from '../db/schema.ts';
 import { keyStatus, lifetimeOf } from '../key-in-force.ts';
 import { emptyUsageDay, jakartaDay } from '../keys/key-usage.ts';
-import { findScopesOfKeys, listKeyRows } from '../keys/keys.repository.ts';
+import {
+  findFieldsOfCampaigns,
+  findLiveCampaigns,
+  findScopesOfKeys,
+  listKeyRows,
+} from '../keys/keys.repository.ts';
 import { readUsageDays, type UsageDay } from '../keys/usage-days.repository.ts';
 import { DAY_MS } from '../time-units.ts';
 
@@ -76,23 +81,8 @@ export async function keyOverview(
   const ids = rows.map((row) => row.id);
   const scopes = await findScopesOfKeys(db, ids);
   const campaignIds = [...new Set([...scopes.values()].flat().map((scope) => scope.campaignId))];
-  const campaigns =
-    campaignIds.length === 0
-      ? []
-      : await db
-          .selectFrom('campaigns')
-          .select(['id', 'title'])
-          .where('id', 'in', campaignIds)
-          .where('deleted_at', 'is', null)
-          .execute();
-  const fields =
-    campaignIds.length === 0
-      ? []
-      : await db
-          .selectFrom('campaign_fields')
-          .select(['campaign_id', 'key', 'label'])
-          .where('campaign_id', 'in', campaignIds)
-          .execute();
+  const campaigns = await findLiveCampaigns(db, campaignIds);
+  const fields = await findFieldsOfCampaigns(db, campaignIds);
   const titles = new Map(campaigns.map((campaign) => [campaign.id, campaign.title]));
   const labels = new Map(
     fields.map((field) => [`${field.campaign_id}\u0000${field.key}`, field.label]),

@@ -5,7 +5,12 @@ import { DomainError } from '../errors.ts';
 import { ChangeSet } from '../journal/change-set.ts';
 import { endChange } from '../journal/end-change.ts';
 import { answersMatch, needleOf } from './answer-match.ts';
-import { findRespondentsAfter, removeCampaign, removeRespondents } from './removals.repository.ts';
+import {
+  findRespondentIdsIn,
+  findRespondentsAfter,
+  removeCampaign,
+  removeRespondents,
+} from './removals.repository.ts';
 
 /** A respondent an erasure request names: where it is, never what it answered. */
 export interface FoundRespondent {
@@ -96,13 +101,7 @@ export async function respondentsOfCampaign(
   campaignId: string,
   ids: readonly string[],
 ): Promise<Array<{ campaignId: string; id: string }>> {
-  const found = await store.db
-    .selectFrom('respondents')
-    .select('id')
-    .where('campaign_id', '=', campaignId)
-    .where('id', 'in', ids)
-    .execute();
-  const present = new Set(found.map((row) => row.id));
+  const present = new Set(await findRespondentIdsIn(store.db, campaignId, ids));
   const missing = ids.filter((id) => !present.has(id));
   if (missing.length > 0) {
     throw new DomainError(

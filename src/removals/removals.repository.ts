@@ -310,3 +310,18 @@ export async function findCampaignsPastRetention(db: Kysely<Database>, eventBefo
     respondents: Number(row.response_count),
   }));
 }
+
+/** Which of these ids are respondents of the campaign. */
+export async function findRespondentIdsIn(
+  db: Kysely<Database>,
+  campaignId: string,
+  ids: readonly string[],
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('respondents')
+    .select('id')
+    .where('campaign_id', '=', campaignId)
+    .where('id', 'in', ids)
+    .execute();
+  return rows.map((row) => row.id);
+}
