@@ -35,9 +35,4 @@ export class Speedups {
   on(device: Speedup): boolean {
     return !this.#off.has(device);
   }
-
-  /** The devices switched off, in SPEEDUPS order. */
-  get off(): Speedup[] {
-    return SPEEDUPS.filter((device) => this.#off.has(device));
-  }
 }

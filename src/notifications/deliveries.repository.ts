@@ -337,22 +337,6 @@ export async function noteEndpointFailure(
   return Number(row?.failing_since ?? at);
 }
 
-/** Disables a live endpoint; true when this call disabled it. */
-export async function disableEndpoint(
-  db: Kysely<Database>,
-  endpointId: string,
-  at: number,
-  reason: string,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('webhook_endpoints')
-    .set({ disabled_at: at, disabled_reason: reason })
-    .where('id', '=', endpointId)
-    .where('disabled_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
-}
-
 /** Pending deliveries and the age of the oldest due one, for metrics. */
 export async function queueState(
   db: Kysely<Database>,
@@ -371,45 +355,4 @@ export async function queueState(
     pending: Number(row.pending),
     oldestDueAt: oldest !== null && oldest <= now ? oldest : null,
   };
-}
-
-/** When the newest test event for an endpoint was queued, if ever (within the log's 30 days). */
-export async function lastTestEventAt(
-  db: Kysely<Database>,
-  endpointId: string,
-): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
-    .select((eb) => eb.fn.max('d.created_at').as('last'))
-    .where('d.endpoint_id', '=', endpointId)
-    .where('e.type', '=', 'webhook.test')
-    .executeTakeFirst();
-  return row?.last === null || row?.last === undefined ? undefined : Number(row.last);
-}
-
-/**
- * Forgets finished deliveries created before `cutoff`, and the events none refers to any more;
- * returns how many deliveries.
- */
-export async function purgeDeliveriesBefore(db: Kysely<Database>, cutoff: number): Promise<number> {
-  const result = await db
-    .deleteFrom('webhook_deliveries')
-    .where('created_at', '<', cutoff)
-    .where('state', '!=', 'pending')
-    .executeTakeFirst();
-  await db
-    .deleteFrom('webhook_events')
-    .where('created_at', '<', cutoff)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('webhook_deliveries as d')
-            .select('d.id')
-            .whereRef('d.event_id', '=', 'webhook_events.id'),
-        ),
-      ),
-    )
-    .execute();
-  return Number(result.numDeletedRows);
 }

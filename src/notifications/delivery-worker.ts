@@ -6,13 +6,13 @@ import type { Mailer } from '../mail/mailer.ts';
 import {
   claimForSending,
   type DeliveryToSend,
-  disableEndpoint,
   findDue,
   findNextDue,
   noteEndpointFailure,
   noteEndpointSuccess,
   readableNow,
 } from './deliveries.repository.ts';
+import { disableEndpoint } from './endpoints.repository.ts';
 import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from './retry-schedule.ts';
 import { SettleBatch } from './settle-batch.ts';
 import { openSecret, signatureHeader } from './signing.ts';

@@ -39,19 +39,20 @@ export async function insertEndpoint(
   await db.insertInto('webhook_endpoints').values(row).execute();
 }
 
-/** Disables an enabled endpoint, saying why. */
+/** Disables a live endpoint; true when this call disabled it. */
 export async function disableEndpoint(
   db: Kysely<Database>,
-  id: string,
-  now: number,
+  endpointId: string,
+  at: number,
   reason: string,
-): Promise<void> {
-  await db
+): Promise<boolean> {
+  const result = await db
     .updateTable('webhook_endpoints')
-    .set({ disabled_at: now, disabled_reason: reason })
-    .where('id', '=', id)
+    .set({ disabled_at: at, disabled_reason: reason })
+    .where('id', '=', endpointId)
     .where('disabled_at', 'is', null)
-    .execute();
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** Enables an endpoint, and gives each delivery waiting for it its full schedule again. */
@@ -108,69 +109,4 @@ export async function replaceSecret(
     })
     .where('id', '=', id)
     .execute();
-}
-
-/** The message id of an endpoint's newest delivery. */
-export async function newestDeliveryId(db: Kysely<Database>, endpointId: string): Promise<string> {
-  const row = await db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('endpoint_id', '=', endpointId)
-    .orderBy('created_at', 'desc')
-    .orderBy('event_id', 'desc')
-    .executeTakeFirstOrThrow();
-  return row.id;
-}
-
-/** An endpoint's deliveries created after `after`, newest first, with their events' type. */
-export function selectDeliveryLog(
-  db: Kysely<Database>,
-  endpointId: string,
-  after: number,
-  limit: number,
-) {
-  return db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_events as v', 'v.id', 'd.event_id')
-    .select([
-      'd.id',
-      'v.type',
-      'v.campaign_id',
-      'd.state',
-      'd.attempts',
-      'd.created_at',
-      'd.last_attempt_at',
-      'd.last_status',
-      'd.last_error',
-      'd.last_duration_ms',
-      'd.next_attempt_at',
-    ])
-    .where('d.endpoint_id', '=', endpointId)
-    .where('d.created_at', '>', after)
-    .orderBy('d.created_at', 'desc')
-    .orderBy('d.event_id', 'desc')
-    .limit(limit)
-    .execute();
-}
-
-/**
- * Queues deliveries again from their first try: one finished delivery, or every failed one of
- * the endpoint created since a time. Returns how many.
- */
-export async function requeueDeliveries(
-  db: Kysely<Database>,
-  endpointId: string,
-  which: { deliveryId: string } | { failedSince: number },
-  now: number,
-): Promise<number> {
-  let query = db
-    .updateTable('webhook_deliveries')
-    .set({ state: 'pending', attempts: 0, next_attempt_at: now, ended_at: null })
-    .where('endpoint_id', '=', endpointId);
-  query =
-    'deliveryId' in which
-      ? query.where('id', '=', which.deliveryId).where('state', '!=', 'pending')
-      : query.where('state', '=', 'failed').where('created_at', '>=', which.failedSince);
-  const result = await query.executeTakeFirst();
-  return Number(result.numUpdatedRows);
 }

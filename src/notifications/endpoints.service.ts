@@ -10,7 +10,12 @@ import { recordEvents } from '../journal/journal.repository.ts';
 import { keyStatus, lifetimeOf } from '../key-in-force.ts';
 import { findKeyById } from '../keys/keys.repository.ts';
 import { DAY_MS } from '../time-units.ts';
-import { lastTestEventAt } from './deliveries.repository.ts';
+import {
+  lastTestEventAt,
+  newestDeliveryId,
+  requeueDeliveries,
+  selectDeliveryLog,
+} from './delivery-log.repository.ts';
 import {
   countEndpointsOf,
   deleteEndpoint,
@@ -20,10 +25,7 @@ import {
   endpointExists,
   findSealedSecret,
   insertEndpoint,
-  newestDeliveryId,
   replaceSecret,
-  requeueDeliveries,
-  selectDeliveryLog,
   selectEndpoints,
 } from './endpoints.repository.ts';
 import { newWebhookSecret, sealSecret } from './signing.ts';
@@ -206,9 +208,9 @@ async function changeEndpoint(
 }
 
 export async function disableEndpointByHand(settings: EndpointSettings, id: string) {
-  await changeEndpoint(settings, id, 'webhook.disable', (trx, now) =>
-    disableEndpoint(trx, id, now, 'by hand'),
-  );
+  await changeEndpoint(settings, id, 'webhook.disable', async (trx, now) => {
+    await disableEndpoint(trx, id, now, 'by hand');
+  });
   return getEndpoint(settings, id);
 }
 

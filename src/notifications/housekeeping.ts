@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { recordEvents } from '../journal/journal.repository.ts';
 import { DAY_MS } from '../time-units.ts';
-import { purgeDeliveriesBefore } from './deliveries.repository.ts';
+import { purgeDeliveriesBefore } from './delivery-log.repository.ts';
 import { DELIVERY_LOG_MS } from './endpoints.service.ts';
 import { claimExpiryNotice, findKeysToNotice } from './expiry-notices.repository.ts';
 

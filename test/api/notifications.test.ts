@@ -7,6 +7,7 @@ import { CHANGE_WINDOW_MS, recordEvents } from '../../src/journal/journal.reposi
 import { replaceKeyScope, revokeKey } from '../../src/keys/keys.service.ts';
 import type { Mailer, MailMessage } from '../../src/mail/mailer.ts';
 import { settleDeliveries } from '../../src/notifications/deliveries.repository.ts';
+import { newestDeliveryId } from '../../src/notifications/delivery-log.repository.ts';
 import { DeliveryWorker, SECRET_UNREADABLE } from '../../src/notifications/delivery-worker.ts';
 import {
   addEndpoint,
@@ -104,14 +105,7 @@ async function queueTestEvent(w: World, endpointId: string): Promise<string> {
       [{ type: 'webhook.test', endpointId, data: { endpointId } }],
       w.clock.now(),
     );
-    const row = await trx
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('endpoint_id', '=', endpointId)
-      .orderBy('created_at', 'desc')
-      .orderBy('event_id', 'desc')
-      .executeTakeFirstOrThrow();
-    return row.id;
+    return newestDeliveryId(trx, endpointId);
   });
 }
 
