@@ -10,3 +10,6 @@ try {
   process.exit(0);
 }
 execFileSync('npm', ['run', 'build', '--workspaces', '--if-present'], { stdio: 'inherit' });
+execFileSync(process.execPath, [new URL('pack-packages.mjs', import.meta.url).pathname], {
+  stdio: 'inherit',
+});

@@ -1,5 +1,10 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { Redis } from 'ioredis';
+import {
+  defaultPackagesFolder,
+  findClientPackages,
+  registerPackageRoutes,
+} from './client-packages/client-packages.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { dataApi } from './data-api/data-api.ts';
@@ -72,6 +77,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** How often the overload guard samples the event loop (tests shorten it). */
   overloadSampleIntervalMs?: number;
+  /** Where the installable client tarballs are (the build's dist/packages/ when not given). */
+  packagesFolder?: string;
   /** Data-API reads go here when given (a PostgreSQL replica); everything else uses `store`. */
   readStore?: Store;
   /** Where key uses are gathered (tests flush it by hand); one writing once a minute when not given. */
@@ -138,9 +145,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: DATA_PREFIX },
   );
   await app.register(portalApi(portal), { prefix: PORTAL_PREFIX });
+  const packagesFolder = deps.packagesFolder ?? defaultPackagesFolder();
+  const clientPackages = findClientPackages(packagesFolder);
   await app.register(
     portalPages({
       portal,
+      clientPackages,
       clock: deps.clock,
       publicUrl: deps.portal.publicUrl,
       sessionAbsoluteMs: deps.portal.sessionAbsoluteMs,
@@ -154,6 +164,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   registerReferenceRoutes(app, DATA_PREFIX);
+  registerPackageRoutes(app, clientPackages, packagesFolder);
   registerHealthRoutes(app, storeProbe(stores), outage, deps.redis);
   return app;
 }

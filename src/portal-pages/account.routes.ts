@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ClientPackage } from '../client-packages/client-packages.ts';
 import { ApiError } from '../errors.ts';
 import { EndpointUrlError } from '../portal/holder-webhooks.ts';
 import type { KeyOverview } from '../portal/key-overview.ts';
@@ -30,7 +31,11 @@ const KEYS_PATH = `${PORTAL_PATH}/keys`;
 const DONE_NEWS = ['tested', 'turnedOff', 'turnedOn', 'removed'] as const;
 
 /** The signed-in holder's pages: keys (reveal, rotate, usage), devices, password, get started. */
-export function registerAccountRoutes(pages: FastifyInstance, kit: PageKit): void {
+export function registerAccountRoutes(
+  pages: FastifyInstance,
+  kit: PageKit,
+  clientPackages: ClientPackage[],
+): void {
   const { portal, cookies } = kit;
 
   pages.get('/', async (_request, reply) => reply.redirect(KEYS_PATH, 303));
@@ -261,6 +266,6 @@ export function registerAccountRoutes(pages: FastifyInstance, kit: PageKit): voi
     const principal = await kit.holder(request, reply);
     if (!principal) return reply;
     const context = kit.context(request, reply, `${PORTAL_PATH}/start`, principal);
-    return kit.send(reply, 200, startPage(context, kit.publicUrl()));
+    return kit.send(reply, 200, startPage(context, kit.publicUrl(), clientPackages));
   });
 }

@@ -267,6 +267,10 @@ export const en = {
     sdk: 'In Node.js, with @hadir/client: it pages, waits out rate limits and retries for you.',
     syncTitle: 'With hadir-sync',
     sync: 'Keep a copy of every campaign your key reads in SQLite (or PostgreSQL), and export it as CSV:',
+    install: 'Install it (Node.js 20 or later), from this server, in the folder you work in:',
+    notBuilt: 'This server was built without its installable packages.',
+    mcpTitle: 'With an AI agent (MCP)',
+    mcp: "Let an agent that speaks the Model Context Protocol read with your key: start it in the folder of the install, with this in its MCP configuration. Its reads count against your key's rate limit.",
   },
   notFound: {
     title: 'Page not found',

@@ -261,6 +261,10 @@ export const id: Messages = {
     sdk: 'Di Node.js, dengan @hadir/client: SDK mengurus halaman, batas permintaan dan pengulangan.',
     syncTitle: 'Dengan hadir-sync',
     sync: 'Simpan salinan setiap kampanye yang dibaca kunci Anda di SQLite (atau PostgreSQL), lalu ekspor sebagai CSV:',
+    install: 'Pasang (Node.js 20 atau lebih baru) dari server ini, di folder tempat Anda bekerja:',
+    notBuilt: 'Server ini dibangun tanpa paket yang dapat dipasang.',
+    mcpTitle: 'Dengan agen AI (MCP)',
+    mcp: 'Biarkan agen yang memakai Model Context Protocol membaca dengan kunci Anda: jalankan di folder pemasangan, dengan ini di konfigurasi MCP-nya. Bacaannya dihitung dalam batas permintaan kunci Anda.',
   },
   notFound: {
     title: 'Halaman tidak ditemukan',

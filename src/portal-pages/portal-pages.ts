@@ -4,6 +4,7 @@ import fastifyAccepts from '@fastify/accepts';
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import type { ClientPackage } from '../client-packages/client-packages.ts';
 import type { Clock } from '../clock.ts';
 import { ApiError } from '../errors.ts';
 import { type Artifact, artifact, serveArtifact } from '../http/artifacts.ts';
@@ -32,6 +33,8 @@ export interface PortalPagesOptions {
   clock: Clock;
   /** Where holders reach the service: the get-started page and the CSRF origin check use it. */
   publicUrl: () => string;
+  /** The installable tarballs the get-started page offers. */
+  clientPackages: ClientPackage[];
   /** A session's absolute lifetime: no form token outlives it. */
   sessionAbsoluteMs: number;
   /** The development outbox, listed at /dev/mail; only without SMTP, never in production. */
@@ -183,6 +186,6 @@ export function portalPages(options: PortalPagesOptions): FastifyPluginAsync {
     }
 
     registerSignInRoutes(pages, kit);
-    registerAccountRoutes(pages, kit);
+    registerAccountRoutes(pages, kit, options.clientPackages);
   };
 }

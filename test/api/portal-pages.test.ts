@@ -6,7 +6,7 @@ import { createSmtpMailer } from '../../src/mail/mailer.ts';
 import { PORTAL_CSP } from '../../src/portal-pages/portal-pages.ts';
 import { logCapture, startTestApp, type TestApp } from '../helpers/app.ts';
 import { seedWeddingCampaign } from '../helpers/factories.ts';
-import { pageBrowser } from '../helpers/page-browser.ts';
+import { pageBrowser, signedInPages } from '../helpers/page-browser.ts';
 import { PORTAL_PASSWORD } from '../helpers/portal-client.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
 import { createTestStore, ENGINES } from '../helpers/stores.ts';
@@ -39,31 +39,10 @@ describe.each(ENGINES)('the portal pages over HTTP on %s', (engine) => {
 
   async function signedIn() {
     accounts += 1;
-    const email = `pages${accounts}@example.test`;
-    await createAccount(t.store, t.clock, {
-      email,
-      password: PORTAL_PASSWORD,
-      mustChangePassword: false,
-    });
-    const browser = pageBrowser(t.app);
-    const form = await browser.get(`${PORTAL}/sign-in`);
-    const before = smtp.messages.length;
-    const codePage = await browser.post(`${PORTAL}/sign-in`, {
-      _csrf: form.csrf as string,
-      email,
-      password: PORTAL_PASSWORD,
-    });
-    expect(codePage.status).toBe(200);
-    const code = await smtp.codeFor(email, before > 0 ? 0 : 0);
-    const done = await browser.post(`${PORTAL}/sign-in/code`, {
-      _csrf: codePage.csrf as string,
-      email,
-      challenge: codePage.field('challenge') as string,
-      code: `${code.slice(0, 3)} ${code.slice(3)}`,
-    });
-    expect(done.status).toBe(303);
-    expect(done.headers.location).toBe(`${PORTAL}/keys`);
-    return { browser, email, signedIn: done };
+    const session = await signedInPages(t, smtp, `pages${accounts}@example.test`);
+    expect(session.signedIn.status).toBe(303);
+    expect(session.signedIn.headers.location).toBe(`${PORTAL}/keys`);
+    return session;
   }
 
   it('sends the strict headers on every page', async () => {

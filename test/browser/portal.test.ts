@@ -273,7 +273,7 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
         await check(page, `id-${path}`);
       }
       expect(await page.locator('pre code').first().textContent()).toContain('$HADIR_API_KEY');
-      expect(await page.locator('pre code').nth(2).textContent()).toContain('npx hadir-sync');
+      expect(await page.locator('#start-sync').textContent()).toContain('npx hadir-sync');
       await page.goto(`${base}/developer/portal/nothing-here`);
       expect(await page.locator('h1').textContent()).toBe('Halaman tidak ditemukan');
       await check(page, 'id-not-found');

@@ -115,6 +115,10 @@ export async function startTestApp(
     keyUsage?: KeyUsage;
     /** The ingest API on this app, with its bound on batches at once. */
     ingest?: { maxConcurrentBatches: number; scrubAfterMs?: number };
+    /** Where holders reach the service (the get-started page shows it). */
+    publicUrl?: () => string;
+    /** Where the installable client tarballs are. */
+    packagesFolder?: string;
   } = {},
 ): Promise<TestApp> {
   const store =
@@ -132,7 +136,7 @@ export async function startTestApp(
     secrets: TEST_SECRETS,
     mailer: options.mailer ?? refusingMailer,
     portal: {
-      publicUrl: () => 'http://127.0.0.1:3000',
+      publicUrl: options.publicUrl ?? (() => 'http://127.0.0.1:3000'),
       sessionIdleMs: 30 * 60_000,
       sessionAbsoluteMs: 12 * 3_600_000,
       addressAttemptsPerMinute: options.addressAttemptsPerMinute ?? 100_000,
@@ -158,6 +162,7 @@ export async function startTestApp(
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.keyUsage ? { keyUsage: options.keyUsage } : {}),
     ...(options.ingest ? { ingest: options.ingest } : {}),
+    ...(options.packagesFolder ? { packagesFolder: options.packagesFolder } : {}),
     ...(options.overloadSampleIntervalMs
       ? { overloadSampleIntervalMs: options.overloadSampleIntervalMs }
       : {}),

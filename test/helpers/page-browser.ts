@@ -1,4 +1,10 @@
 import type { FastifyInstance } from 'fastify';
+import { createAccount } from '../../src/accounts/accounts.service.ts';
+import type { Clock } from '../../src/clock.ts';
+import type { Store } from '../../src/db/connect.ts';
+import { PORTAL_PATH } from '../../src/portal-pages/layout.ts';
+import { PORTAL_PASSWORD } from './portal-client.ts';
+import type { TestSmtpServer } from './smtp.ts';
 
 export interface PageResponse {
   status: number;
@@ -66,4 +72,36 @@ export function pageBrowser(
     post: (url: string, form: Record<string, string>, headers?: Record<string, string>) =>
       go('POST', url, form, headers),
   };
+}
+
+/**
+ * A new account signed in through the pages, as a person does: password, then the e-mailed code.
+ * The app must send mail to `smtp`.
+ */
+export async function signedInPages(
+  t: { app: FastifyInstance; store: Store; clock: Clock },
+  smtp: TestSmtpServer,
+  email: string,
+) {
+  await createAccount(t.store, t.clock, {
+    email,
+    password: PORTAL_PASSWORD,
+    mustChangePassword: false,
+  });
+  const browser = pageBrowser(t.app);
+  const form = await browser.get(`${PORTAL_PATH}/sign-in`);
+  const codePage = await browser.post(`${PORTAL_PATH}/sign-in`, {
+    _csrf: form.csrf as string,
+    email,
+    password: PORTAL_PASSWORD,
+  });
+  if (codePage.status !== 200) throw new Error(`sign-in answered ${codePage.status}`);
+  const code = await smtp.codeFor(email);
+  const done = await browser.post(`${PORTAL_PATH}/sign-in/code`, {
+    _csrf: codePage.csrf as string,
+    email,
+    challenge: codePage.field('challenge') as string,
+    code: `${code.slice(0, 3)} ${code.slice(3)}`,
+  });
+  return { browser, email, signedIn: done };
 }

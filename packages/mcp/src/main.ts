@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createHadirMcpServer } from './server.ts';
 import { readSettings } from './settings.ts';

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { IngestClient } from './ingest-client.ts';
 import { RelayStopped, runRelay } from './relay.ts';
 

@@ -329,7 +329,3 @@ export async function main(argv: string[]): Promise<number> {
     return 1;
   }
 }
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  process.exitCode = await main(process.argv.slice(2));
-}

@@ -1,7 +1,6 @@
 import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Campaign, FieldDefinition, Respondent, Summary } from '@hadir/client';
-import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import {
@@ -11,6 +10,7 @@ import {
   type MirrorTables,
   prepareMirror,
 } from './mirror-schema.js';
+import { openSqliteFile } from './sqlite-file.js';
 
 export interface MirrorRow {
   campaignId: string;
@@ -83,15 +83,15 @@ export class Mirror {
         closeSync(openSync(path, 'a', 0o600));
         chmodSync(path, 0o600);
       }
-      const database = new SqliteDatabase(path);
-      database.pragma('journal_mode = WAL');
+      const file = openSqliteFile(path);
+      file.exec('PRAGMA journal_mode = WAL');
       // A cleared row's old answers are overwritten, not left in a free part of the file.
-      database.pragma('secure_delete = ON');
-      db = new Kysely({ dialect: new SqliteDialect({ database }) });
+      file.exec('PRAGMA secure_delete = ON');
+      db = new Kysely({ dialect: new SqliteDialect({ database: file.database }) });
       engine = 'sqlite';
       rebuild = () => {
-        database.exec('VACUUM');
-        database.pragma('wal_checkpoint(TRUNCATE)');
+        file.exec('VACUUM');
+        file.exec('PRAGMA wal_checkpoint(TRUNCATE)');
       };
     } else if (/^postgres(ql)?:\/\//.test(url)) {
       db = new Kysely({

@@ -1,3 +1,8 @@
+import {
+  type ClientPackage,
+  type OfferedPackage,
+  PACKAGES_PATH,
+} from '../../client-packages/client-packages.ts';
 import { dateTime } from '../format.ts';
 import { field, form, newPasswordFields, submit } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';
@@ -77,8 +82,31 @@ function snippet(context: PageContext, id: string, label: string, text: string):
 </div>`;
 }
 
-export function startPage(context: PageContext, baseUrl: string): SafeHtml {
+/** The one-line install of a package and the tarballs it needs, from this server. */
+function installLine(
+  baseUrl: string,
+  packages: ClientPackage[],
+  wanted: OfferedPackage,
+): string | undefined {
+  const needed = packages.filter(
+    (offered) => offered.package === 'client' || offered.package === wanted,
+  );
+  if (!needed.some((offered) => offered.package === wanted)) return undefined;
+  return `npm install ${needed.map((offered) => `${baseUrl}${PACKAGES_PATH}/${offered.file}`).join(' \\\n  ')}`;
+}
+
+export function startPage(
+  context: PageContext,
+  baseUrl: string,
+  packages: ClientPackage[],
+): SafeHtml {
   const { t } = context;
+  const install = (id: string, wanted: OfferedPackage) => {
+    const line = installLine(baseUrl, packages, wanted);
+    return line === undefined
+      ? html`<p>${t.start.notBuilt}</p>`
+      : snippet(context, `${id}-install`, t.start.install, line);
+  };
   const curl = `export HADIR_API_KEY=hadir_sk_…   # ${t.start.yourKey}
 curl -H "Authorization: Bearer $HADIR_API_KEY" ${baseUrl}/developer/v1/campaigns`;
   const sdk = `import { HadirClient } from '@hadir/client';
@@ -87,6 +115,19 @@ for await (const row of hadir.respondents('CAMPAIGN_ID')) console.log(row.id, ro
   const sync = `export HADIR_API_KEY=hadir_sk_…   # ${t.start.yourKey}
 npx hadir-sync --base-url ${baseUrl} --api-key-env HADIR_API_KEY --all \\
   --to sqlite:./mirror.sqlite --export csv ./respondents.csv`;
+  const mcp = JSON.stringify(
+    {
+      mcpServers: {
+        hadir: {
+          command: 'npx',
+          args: ['--no', 'hadir-mcp'],
+          env: { HADIR_BASE_URL: baseUrl, HADIR_API_KEY: `hadir_sk_… (${t.start.yourKey})` },
+        },
+      },
+    },
+    null,
+    2,
+  );
   return layout(
     context,
     t.start.title,
@@ -99,9 +140,14 @@ npx hadir-sync --base-url ${baseUrl} --api-key-env HADIR_API_KEY --all \\
 <h2>${t.start.curlTitle}</h2>
 ${snippet(context, 'start-curl', t.start.firstRequest, curl)}
 <h2>${t.start.sdkTitle}</h2>
+${install('start-sdk', 'client')}
 ${snippet(context, 'start-sdk', t.start.sdk, sdk)}
 <h2>${t.start.syncTitle}</h2>
-${snippet(context, 'start-sync', t.start.sync, sync)}`,
+${install('start-sync', 'sync')}
+${snippet(context, 'start-sync', t.start.sync, sync)}
+<h2>${t.start.mcpTitle}</h2>
+${install('start-mcp', 'mcp')}
+${snippet(context, 'start-mcp', t.start.mcp, mcp)}`,
   );
 }
 

@@ -1,0 +1,210 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSmtpMailer } from '../../src/mail/mailer.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { createTestKey, seedCampaign } from '../helpers/factories.ts';
+import { spawnOwned } from '../helpers/owned-processes.ts';
+import { signedInPages } from '../helpers/page-browser.ts';
+import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const PACKAGES = join(ROOT, 'dist/packages');
+const WEDDING = 'pernikahan-rina-bayu';
+
+/**
+ * The machine's own PATH without this repository's folders: the installed tools run on the
+ * plain `node` a partner has (the repository's own Node.js is not theirs), found by npm's links.
+ */
+const PLAIN_PATH = (process.env.PATH ?? '')
+  .split(delimiter)
+  .filter((folder) => !folder.startsWith(ROOT))
+  .join(delimiter);
+
+interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}) {
+  return new Promise<Ran>((resolve, reject) => {
+    const child = spawnOwned(command, args, {
+      cwd,
+      env: { HOME: process.env.HOME ?? cwd, PATH: PLAIN_PATH, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** The newest change to a package's sources or manifest, to tell a stale tarball. */
+function newestSource(name: string): number {
+  const folder = join(ROOT, 'packages', name);
+  const times = [statSync(join(folder, 'package.json')).mtimeMs];
+  for (const file of readdirSync(join(folder, 'src'))) {
+    times.push(statSync(join(folder, 'src', file)).mtimeMs);
+  }
+  return Math.max(...times);
+}
+
+describe('the client packages as a partner installs them', () => {
+  let t: TestApp;
+  let smtp: TestSmtpServer;
+  let base = '';
+  let folder: string;
+  let key: string;
+  let plainNode: string;
+  let installLines: string[];
+
+  beforeAll(async () => {
+    for (const name of ['client', 'sync', 'mcp', 'relay']) {
+      const tarball = readdirSync(PACKAGES).find((file) => file.startsWith(`hadir-${name}-`));
+      expect(tarball, `dist/packages has no ${name} tarball: run npm run build`).toBeDefined();
+      expect(
+        statSync(join(PACKAGES, tarball as string)).mtimeMs,
+        `dist/packages/${tarball} is older than packages/${name}: run npm run build`,
+      ).toBeGreaterThanOrEqual(newestSource(name));
+    }
+    smtp = await startSmtpServer();
+    t = await startTestApp('sqlite', {
+      packagesFolder: PACKAGES,
+      mailer: createSmtpMailer(smtp.url, 'Hadir <no-reply@hadir.test>'),
+      publicUrl: () => base,
+    });
+    await seedCampaign(t.store, t.clock, {
+      id: WEDDING,
+      respondents: Array.from({ length: 5 }, (_, index) => ({
+        id: `r${index}`,
+        submittedAt: `2026-11-0${index + 1}T00:00:00Z`,
+        answers: { nama: `Tamu ${index}` },
+      })),
+    });
+    key = (await createTestKey(t.store, t.clock, [{ campaignId: WEDDING, fields: ['nama'] }])).key;
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    folder = mkdtempSync(join(tmpdir(), 'hadir-partner-'));
+    writeFileSync(join(folder, 'package.json'), '{ "private": true }\n');
+    plainNode = (await run('node', ['--version'], folder)).stdout.trim();
+
+    // The install lines exactly as the Get started page shows them to a signed-in holder.
+    const { browser } = await signedInPages(t, smtp, 'partner@example.test');
+    const page = (await browser.get('/developer/portal/start')).body;
+    installLines = [...page.matchAll(/<code id="start-(?:sdk|sync|mcp)-install">([^<]*)<\/code>/g)]
+      .map((match) => (match[1] as string).replaceAll('\\\n  ', ''))
+      .map((line) => line.replaceAll('&#x2F;', '/'));
+  }, 60_000);
+  afterAll(async () => {
+    rmSync(folder, { recursive: true, force: true });
+    await t?.close();
+    await smtp?.close();
+  });
+
+  it('installs from the addresses the Get started page shows, with plain npm', async () => {
+    expect(installLines).toHaveLength(3);
+    for (const line of installLines) {
+      const [npm, install, ...tarballs] = line.split(' ');
+      expect([npm, install]).toEqual(['npm', 'install']);
+      const installed = await run(
+        'npm',
+        ['install', '--no-audit', '--no-fund', ...tarballs],
+        folder,
+      );
+      expect(installed.status, installed.stderr).toBe(0);
+    }
+    const manifest = JSON.parse(readFileSync(join(folder, 'package.json'), 'utf8'));
+    expect(Object.keys(manifest.dependencies).sort()).toEqual([
+      '@hadir/client',
+      '@hadir/mcp',
+      '@hadir/sync',
+    ]);
+    // Compiled: nothing of TypeScript's tooling came with them.
+    expect(readdirSync(join(folder, 'node_modules'))).not.toContain('tsx');
+    expect(readdirSync(join(folder, 'node_modules'))).not.toContain('typescript');
+  }, 120_000);
+
+  it("runs the SDK's README snippet there: its first request against a running server", async () => {
+    const readme = readFileSync(join(folder, 'node_modules/@hadir/client/README.md'), 'utf8');
+    const snippet = /```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(snippet).toContain("from '@hadir/client'");
+    writeFileSync(join(folder, 'first-sync.mjs'), snippet as string);
+    const ran = await run('node', ['first-sync.mjs'], folder, {
+      HADIR_BASE_URL: base,
+      HADIR_API_KEY: key,
+    });
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout).toBe('5 respondents\n');
+  });
+
+  it('runs npx hadir-sync there, and a sync where this Node.js has SQLite built in', async () => {
+    const help = await run('npx', ['hadir-sync', '--help'], folder);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^usage: hadir-sync --base-url URL/);
+    const synced = await run(
+      'npx',
+      [
+        'hadir-sync',
+        '--base-url',
+        base,
+        '--api-key-env',
+        'HADIR_API_KEY',
+        '--all',
+        '--to',
+        'sqlite:./mirror.sqlite',
+      ],
+      folder,
+      { HADIR_API_KEY: key },
+    );
+    const [major, minor] = plainNode.slice(1).split('.').map(Number) as [number, number];
+    if (major > 22 || (major === 22 && minor >= 16)) {
+      expect(synced.stderr).toBe('');
+      expect(synced.status).toBe(0);
+    } else {
+      expect(synced.stderr).toContain('needs Node.js 22.16 or later');
+      expect(synced.status).toBe(1);
+    }
+  }, 60_000);
+
+  it('starts hadir-mcp there, which answers tools/list', async () => {
+    const client = new Client({ name: 'partner', version: '1.0.0' });
+    try {
+      await client.connect(
+        new StdioClientTransport({
+          command: 'npx',
+          args: ['--no', 'hadir-mcp'],
+          cwd: folder,
+          env: { PATH: PLAIN_PATH, HOME: folder, HADIR_BASE_URL: base, HADIR_API_KEY: key },
+          stderr: 'pipe',
+        }),
+      );
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain('list_respondents');
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it("serves only the partners' tarballs, and refuses any other name in words", async () => {
+    const relay = readdirSync(PACKAGES).find((file) => file.startsWith('hadir-relay-'));
+    const answer = await fetch(`${base}/developer/packages/${relay}`);
+    expect(answer.status).toBe(404);
+    expect(((await answer.json()) as { error: { message: string } }).error.message).toContain(
+      'hadir-client-',
+    );
+    const traversal = await fetch(`${base}/developer/packages/..%2F..%2Fpackage.json`);
+    expect(traversal.status).toBe(404);
+  });
+});
