@@ -1,4 +1,4 @@
-// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live]
+// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents]
 // [--against REF]: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
 // cluster; loads every case (each right after a plain node:http ceiling); loads PostgreSQL's
 // first and deepest pages in turn with a conventional Fastify + pg server, and splits the CPU of
@@ -26,6 +26,7 @@ import {
   runComparison,
   sqliteCopy,
 } from './against.ts';
+import { measureAgents } from './agents.ts';
 import { benchCases, clientHeaders, LIMIT, PAGE_ONE_PATH, serverEnv } from './cases.ts';
 import { perRequest, watchCpu } from './cpu-split.ts';
 import { FULL_SYNC_ROWS, measureFullSync } from './full-sync.ts';
@@ -49,7 +50,8 @@ const { values: args } = parseArgs({
   options: {
     only: {
       type: 'string',
-      default: 'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live',
+      default:
+        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents',
     },
     against: { type: 'string' },
   },
@@ -327,6 +329,16 @@ async function main(): Promise<void> {
     } finally {
       await cluster.stop();
     }
+    if (parts.size === 1) return;
+  }
+  if (parts.has('agents')) {
+    log('Agents: hadir-mcp installed from its tarball, and the vegetarian question on the demo');
+    const row = await measureAgents(log);
+    const day = new Date().toISOString().slice(0, 10);
+    writeFileSync(
+      join(RESULTS, `agents-${day}.json`),
+      `${JSON.stringify({ goals: { mcpFirstToolsListMs: 1000, calls: 2, characters: 8000 }, rows: [row] }, null, 2)}\n`,
+    );
     if (parts.size === 1) return;
   }
   if (parts.has('hostile')) {

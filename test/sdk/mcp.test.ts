@@ -46,6 +46,18 @@ async function call(
   return { answer, text, json: () => JSON.parse(text) as Record<string, unknown> };
 }
 
+/** A guests table ({ columns, rows }) as one object per guest, keyed by column. */
+function guestsOf(body: Record<string, unknown>): Array<Record<string, unknown> & { id: string }> {
+  const columns = body.columns as string[];
+  return (body.rows as unknown[][]).map(
+    (row) =>
+      Object.fromEntries(columns.map((column, index) => [column, row[index]])) as Record<
+        string,
+        unknown
+      > & { id: string },
+  );
+}
+
 async function listen(t: TestApp): Promise<string> {
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   return `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
@@ -101,7 +113,16 @@ describe('hadir-mcp against a Hadir server with the demo data', () => {
     }
     const respondents = tools.find((tool) => tool.name === 'list_respondents');
     const properties = respondents?.inputSchema.properties as Record<string, { maximum?: number }>;
-    expect(Object.keys(properties).sort()).toEqual(['campaignId', 'cursor', 'limit', 'since']);
+    expect(Object.keys(properties).sort()).toEqual([
+      'answers',
+      'attendanceStatus',
+      'campaignId',
+      'cursor',
+      'fields',
+      'limit',
+      'since',
+    ]);
+    expect(respondents?.inputSchema.additionalProperties).toBe(false);
     expect(properties.limit?.maximum).toBe(200);
     expect(respondents?.inputSchema.required).toEqual(['campaignId']);
     // What guests wrote reaches the agent as data, and the tools say so.
@@ -171,9 +192,9 @@ describe('hadir-mcp against a Hadir server with the demo data', () => {
         limit: 100,
         ...(cursor ? { cursor } : {}),
       });
-      const body = page.json() as { guests: Array<{ id: string }>; nextCursor: string | null };
-      ids.push(...body.guests.map((guest) => guest.id));
-      cursor = body.nextCursor ?? undefined;
+      const body = page.json();
+      ids.push(...guestsOf(body).map((guest) => guest.id));
+      cursor = (body.nextCursor as string | null) ?? undefined;
       pages += 1;
     } while (cursor);
     expect(pages).toBe(Math.ceil(wedding.length / 100));
@@ -181,42 +202,127 @@ describe('hadir-mcp against a Hadir server with the demo data', () => {
     expect(new Set(ids)).toEqual(new Set(wedding.map((row) => row.id)));
   });
 
-  it('answers "how many are coming to the Rina & Bayu wedding, and who is vegetarian?"', async () => {
+  it('answers "who among the guests coming to the Rina & Bayu wedding is vegetarian?" in two calls', async () => {
     const both = await createTestKey(t.store, t.clock, [
       { campaignId: WEDDING, fields: ['nama', 'menu'] },
     ]);
     const agent = await connect(baseUrl, both.key);
     try {
-      const coming = (
-        await call(agent, 'count_respondents', { campaignId: WEDDING, attendanceStatus: 'YES' })
+      // 1: which campaign, and which question holds the menu.
+      const campaigns = await call(agent, 'list_campaigns');
+      const wedding_ = (
+        campaigns.json().campaigns as Array<{
+          id: string;
+          questions: Array<{ key: string; label: string }>;
+        }>
+      ).find((campaign) => campaign.id === WEDDING);
+      expect(wedding_?.questions.map((question) => question.key)).toEqual(['nama', 'menu']);
+      // 2: the guests coming who chose it.
+      const vegetarians = await call(agent, 'list_respondents', {
+        campaignId: WEDDING,
+        attendanceStatus: 'YES',
+        answers: { menu: { equals: ['vegetarian'] } },
+        fields: ['nama'],
+      });
+      const body = vegetarians.json();
+      const expected = wedding.filter(
+        (row) => row.attendanceStatus === 'YES' && row.answers.menu === 'Vegetarian',
+      );
+      expect(expected.length).toBeGreaterThan(10);
+      expect(body.matched).toBe(expected.length);
+      expect(body.nextCursor).toBeNull();
+      const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+      expect(guestsOf(body).sort(byId)).toEqual(
+        expected
+          .map((row) => ({ id: row.id, 'Nama lengkap': row.answers.nama ?? null }))
+          .sort(byId),
+      );
+      expect(campaigns.text.length + vegetarians.text.length).toBeLessThanOrEqual(8_000);
+      // Compact: no indentation.
+      expect(vegetarians.text).not.toContain('\n');
+
+      const byMenu = (
+        await call(agent, 'count_respondents', {
+          campaignId: WEDDING,
+          attendanceStatus: 'YES',
+          groupBy: 'menu',
+        })
       ).json();
-      expect(coming.count).toBe(wedding.filter((row) => row.attendanceStatus === 'YES').length);
-      const vegetarians: string[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = (
-          await call(agent, 'list_respondents', {
-            campaignId: WEDDING,
-            ...(cursor ? { cursor } : {}),
-          })
-        ).json() as {
-          guests: Array<{ answers: Record<string, string> }>;
-          nextCursor: string | null;
-        };
-        for (const guest of page.guests) {
-          if (guest.answers['Pilihan menu'] === 'Vegetarian')
-            vegetarians.push(guest.answers['Nama lengkap'] as string);
-        }
-        cursor = page.nextCursor ?? undefined;
-      } while (cursor);
-      const expected = wedding
-        .filter((row) => row.answers.menu === 'Vegetarian')
-        .map((row) => row.answers.nama as string);
-      expect(vegetarians.sort()).toEqual(expected.sort());
-      expect(vegetarians.length).toBeGreaterThan(0);
+      const coming = wedding.filter((row) => row.attendanceStatus === 'YES');
+      expect(byMenu.count).toBe(coming.length);
+      expect((byMenu.counts as Record<string, number>).Vegetarian).toBe(expected.length);
+      expect(
+        Object.values(byMenu.counts as Record<string, number>).reduce((a, b) => a + b, 0) +
+          (byMenu.blank as number),
+      ).toBe(coming.length);
     } finally {
       await agent.close();
     }
+  });
+
+  it('refuses an argument a tool does not know, naming those it knows', async () => {
+    const refused = await call(narrow, 'count_respondents', { campaignId: WEDDING, status: 'YES' });
+    expect(refused.answer.isError).toBe(true);
+    expect(refused.text).toContain('count_respondents takes no "status"');
+    expect(refused.text).toContain('attendanceStatus');
+  });
+
+  it('refuses a filter or a column on a question outside the allow-list, and tells nothing of it', async () => {
+    const answers: string[] = [];
+    for (const [tool, args] of [
+      ['list_respondents', { answers: { nama: { contains: 'a' } } }],
+      ['list_respondents', { fields: ['nama'] }],
+      ['count_respondents', { groupBy: 'nama' }],
+      ['count_respondents', { answers: { nama: { contains: 'a' } } }],
+    ] as const) {
+      const refused = await call(narrow, tool, { campaignId: WEDDING, ...args });
+      expect(refused.answer.isError, tool).toBe(true);
+      answers.push(refused.text);
+    }
+    // The same words as for a question that does not exist at all.
+    const none = await call(narrow, 'count_respondents', {
+      campaignId: WEDDING,
+      groupBy: 'tidak_ada',
+    });
+    expect(none.text).toBe(answers[2]?.replace('"nama"', '"tidak_ada"'));
+    expect(answers[0]).toBe(
+      `This key reads no question "nama" in campaign "${WEDDING}". The questions it may read, by key: menu (Pilihan menu).`,
+    );
+    for (const guest of wedding) {
+      const name = guest.answers.nama as string | undefined;
+      if (name) expect(answers.join('\n')).not.toContain(name);
+    }
+  });
+
+  it('pages a filtered listing with its own cursor, each match once', async () => {
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    const filter = { attendanceStatus: ['YES', 'MAYBE'], answers: { menu: { contains: 'SATE' } } };
+    do {
+      const page = await call(narrow, 'list_respondents', {
+        campaignId: WEDDING,
+        ...filter,
+        limit: 20,
+        ...(cursor ? { cursor } : {}),
+      });
+      const body = page.json();
+      ids.push(...guestsOf(body).map((guest) => guest.id));
+      cursor = (body.nextCursor as string | null) ?? undefined;
+    } while (cursor);
+    const expected = wedding.filter(
+      (row) => row.attendanceStatus !== 'NO' && row.answers.menu === 'Sate Ayam',
+    );
+    expect(ids.sort()).toEqual(expected.map((row) => row.id).sort());
+    const first = (
+      await call(narrow, 'list_respondents', { campaignId: WEDDING, ...filter, limit: 1 })
+    ).json();
+    const other = await call(narrow, 'list_respondents', {
+      campaignId: WEDDING,
+      attendanceStatus: 'NO',
+      cursor: first.nextCursor,
+    });
+    expect(other.answer.isError).toBe(true);
+    expect(other.text).toContain('That cursor belongs to another listing');
   });
 
   it('says in words that a campaign is outside the key, and that a campaign does not exist', async () => {
@@ -256,7 +362,7 @@ describe('hadir-mcp keeps each answer short enough for a context', () => {
         const ids: string[] = [];
         let cursor: string | undefined;
         let largest = 0;
-        let first: Array<{ id: string; answers: Record<string, string> }> = [];
+        let first: Array<Record<string, unknown> & { id: string }> = [];
         do {
           const page = await call(client, 'list_respondents', {
             campaignId: 'panjang',
@@ -264,19 +370,16 @@ describe('hadir-mcp keeps each answer short enough for a context', () => {
             ...(cursor ? { cursor } : {}),
           });
           largest = Math.max(largest, page.text.length);
-          const body = page.json() as {
-            guests: Array<{ id: string; answers: Record<string, string> }>;
-            nextCursor: string | null;
-          };
-          if (ids.length === 0) first = body.guests;
-          ids.push(...body.guests.map((guest) => guest.id));
-          cursor = body.nextCursor ?? undefined;
+          const body = page.json();
+          if (ids.length === 0) first = guestsOf(body);
+          ids.push(...guestsOf(body).map((guest) => guest.id));
+          cursor = (body.nextCursor as string | null) ?? undefined;
         } while (cursor);
         expect(first.length).toBeLessThan(120);
         expect(largest).toBeLessThanOrEqual(40_000);
         expect(ids).toHaveLength(120);
         expect(new Set(ids).size).toBe(120);
-        const long = first.find((guest) => guest.id === 'p007')?.answers.Ucapan ?? '';
+        const long = (first.find((guest) => guest.id === 'p007')?.Ucapan as string) ?? '';
         expect(long).toMatch(/… \(cut: 5000 characters in all\)$/);
       } finally {
         await client.close();
@@ -310,7 +413,7 @@ describe('hadir-mcp holds every answer to 40,000 characters', () => {
             ...(n === 300
               ? Object.fromEntries(fields.map((field) => [field.key, 'panjang '.repeat(600)]))
               : {}),
-            pilihan: `pilihan-${n}-${'x'.repeat(80)}`,
+            pilihan: `pilihan-${n}-${'x'.repeat(120)}`,
           },
         })),
       });
@@ -330,9 +433,9 @@ describe('hadir-mcp holds every answer to 40,000 characters', () => {
           });
           expect(page.answer.isError, page.text.slice(0, 200)).toBeFalsy();
           lengths.push(page.text.length);
-          const body = page.json() as { guests: Array<{ id: string }>; nextCursor: string | null };
-          ids.push(...body.guests.map((guest) => guest.id));
-          cursor = body.nextCursor ?? undefined;
+          const body = page.json();
+          ids.push(...guestsOf(body).map((guest) => guest.id));
+          cursor = (body.nextCursor as string | null) ?? undefined;
         } while (cursor);
         expect(Math.max(...lengths)).toBeLessThanOrEqual(40_000);
         expect(ids).toEqual(

@@ -9,7 +9,8 @@ export const MAX_ANSWER_CHARS = 40_000;
 /** A long text answer value is cut to this, marked, so one row cannot fill an answer. */
 export const MAX_VALUE_CHARS = 2_000;
 
-const textOf = (value: unknown) => JSON.stringify(value, null, 1);
+// Compact JSON: indentation would be a third of an answer's tokens.
+const textOf = (value: unknown) => JSON.stringify(value);
 
 /**
  * An answer of the tools. The tools keep their answers within MAX_ANSWER_CHARS by themselves;

@@ -12,12 +12,19 @@ export type DataPageQuery = { cursor: string } | { limit: number; since?: string
  */
 export type PagePosition =
   | { kind: 'next_page'; cursor: string }
-  | { kind: 'rest_of_page'; page: DataPageQuery; after: { at: string; id: string } };
+  | { kind: 'rest_of_page'; page: DataPageQuery; after: { at: string; id: string } }
+  /** The guests a filtered listing matched after the last one shown, for the same question. */
+  | { kind: 'more_matches'; question: string; after: { at: string; id: string } };
 
 const REST_MARK = '~';
+const MATCHES = 'matches';
 
 export function encodePageToken(position: PagePosition): string {
   if (position.kind === 'next_page') return position.cursor;
+  if (position.kind === 'more_matches') {
+    const { question, after } = position;
+    return `${REST_MARK}${Buffer.from(JSON.stringify([MATCHES, question, after.at, after.id])).toString('base64url')}`;
+  }
   const { page, after } = position;
   const fields =
     'cursor' in page
@@ -33,9 +40,17 @@ export function decodePageToken(token: string): PagePosition | undefined {
     return token === '' ? undefined : { kind: 'next_page', cursor: token };
   }
   try {
-    const [cursor, limit, since, at, id] = JSON.parse(
+    const fields = JSON.parse(
       Buffer.from(token.slice(REST_MARK.length), 'base64url').toString('utf8'),
     );
+    if (fields[0] === MATCHES) {
+      const [, question, at, id] = fields;
+      if (typeof question !== 'string' || typeof at !== 'string' || typeof id !== 'string') {
+        return undefined;
+      }
+      return { kind: 'more_matches', question, after: { at, id } };
+    }
+    const [cursor, limit, since, at, id] = fields;
     if (typeof at !== 'string' || typeof id !== 'string') return undefined;
     const after = { at, id };
     if (typeof cursor === 'string') return { kind: 'rest_of_page', page: { cursor }, after };

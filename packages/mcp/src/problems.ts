@@ -15,6 +15,7 @@ export function problemInWords(error: unknown, campaignId?: string): string {
       case 401:
         return 'Hadir refused the API key (revoked, expired, or mistyped): the key in HADIR_API_KEY no longer works. Ask its holder for a current key.';
       case 403:
+        if (error.code !== 'forbidden') return `Hadir refused the request: ${error.message}`;
         return `This key may not read ${campaign}: it is outside the key's scope. list_campaigns shows the campaigns it may read.`;
       case 404:
         return `There is no ${campaign}. list_campaigns shows the campaigns this key may read.`;
