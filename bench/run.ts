@@ -1,4 +1,4 @@
-// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents]
+// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents,downloads]
 // [--against REF]: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
 // cluster; loads every case (each right after a plain node:http ceiling); loads PostgreSQL's
 // first and deepest pages in turn with a conventional Fastify + pg server, and splits the CPU of
@@ -29,6 +29,7 @@ import {
 import { measureAgents } from './agents.ts';
 import { benchCases, clientHeaders, LIMIT, PAGE_ONE_PATH, serverEnv } from './cases.ts';
 import { perRequest, watchCpu } from './cpu-split.ts';
+import { measureDownloads } from './downloads.ts';
 import { FULL_SYNC_ROWS, measureFullSync } from './full-sync.ts';
 import { measureHostileReceivers } from './hostile-receivers.ts';
 import { type ImportRow, importFiles, measureImport } from './import.ts';
@@ -51,7 +52,7 @@ const { values: args } = parseArgs({
     only: {
       type: 'string',
       default:
-        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents',
+        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents,downloads',
     },
     against: { type: 'string' },
   },
@@ -221,6 +222,15 @@ async function recreateDatabase(adminUrl: string, name: string): Promise<void> {
   }
 }
 
+/** One part's result, with its goals, as bench/results/NAME-DAY.json. */
+function writeDated(name: string, goals: Record<string, number>, row: unknown): void {
+  const day = new Date().toISOString().slice(0, 10);
+  writeFileSync(
+    join(RESULTS, `${name}-${day}.json`),
+    `${JSON.stringify({ goals, rows: [row] }, null, 2)}\n`,
+  );
+}
+
 async function main(): Promise<void> {
   log('Building the server (npm run build:server)');
   execFileSync('npm', ['run', '--silent', 'build:server'], { cwd: ROOT, stdio: 'inherit' });
@@ -334,11 +344,13 @@ async function main(): Promise<void> {
   if (parts.has('agents')) {
     log('Agents: hadir-mcp installed from its tarball, and the vegetarian question on the demo');
     const row = await measureAgents(log);
-    const day = new Date().toISOString().slice(0, 10);
-    writeFileSync(
-      join(RESULTS, `agents-${day}.json`),
-      `${JSON.stringify({ goals: { mcpFirstToolsListMs: 1000, calls: 2, characters: 8000 }, rows: [row] }, null, 2)}\n`,
-    );
+    writeDated('agents', { mcpFirstToolsListMs: 1000, calls: 2, characters: 8000 }, row);
+    if (parts.size === 1) return;
+  }
+  if (parts.has('downloads')) {
+    log('Downloads: guest lists from the portal, as Excel and CSV');
+    const row = await measureDownloads(log);
+    writeDated('downloads', { excel10kP95Ms: 2000, peakRssBytes: 250 * 1024 * 1024 }, row);
     if (parts.size === 1) return;
   }
   if (parts.has('hostile')) {

@@ -7,11 +7,12 @@ import {
 } from './client-packages/client-packages.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
-import { dataApi } from './data-api/data-api.ts';
+import { dataApi, dataReadsOf, rateLimitStoreOf } from './data-api/data-api.ts';
 import type { Store } from './db/connect.ts';
 import { StoreOutage } from './db/store-outage.ts';
 import { registerReferenceRoutes } from './docs/docs.routes.ts';
 import { registerOpenApi } from './docs/openapi.ts';
+import { createGuestLists } from './guest-list/guest-list.ts';
 import { registerAnswerGuards } from './http/answer-guards.ts';
 import type { ConnectionTimeouts } from './http/connections.ts';
 import { registerErrorHandling } from './http/errors.ts';
@@ -133,17 +134,35 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     settings: deps.portal,
   });
   app.addHook('onClose', () => portal.settle());
+  const readStore = deps.readStore ?? deps.store;
+  const reads = dataReadsOf({
+    readStore,
+    cursorKey: deps.secrets.cursorKey,
+    speedups,
+    metrics,
+    config: deps.config,
+  });
+  const rateLimitStore = rateLimitStoreOf(deps.clock, deps.redis, deps.rateLimitStore);
   await app.register(
     dataApi({
       ...deps,
-      readStore: deps.readStore ?? deps.store,
+      readStore,
       cursorKey: deps.secrets.cursorKey,
+      reads,
+      rateLimitStore,
       speedups,
       metrics,
       keyUsage,
     }),
     { prefix: DATA_PREFIX },
   );
+  const guestLists = createGuestLists({
+    store: deps.store,
+    clock: deps.clock,
+    campaigns: reads.campaigns,
+    keyUsage,
+    rateLimit: { store: rateLimitStore, perKeyPerMinute: deps.config.rateLimitPerMinute },
+  });
   await app.register(portalApi(portal), { prefix: PORTAL_PREFIX });
   const packagesFolder = deps.packagesFolder ?? defaultPackagesFolder();
   const clientPackages = findClientPackages(packagesFolder);
@@ -151,6 +170,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     portalPages({
       portal,
       clientPackages,
+      guestLists,
       clock: deps.clock,
       publicUrl: deps.portal.publicUrl,
       sessionAbsoluteMs: deps.portal.sessionAbsoluteMs,

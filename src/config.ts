@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { ConfigError } from './errors.ts';
 import { DEFAULT_TIMEOUTS, defaultMaxConnections, openFileLimit } from './http/connections.ts';
 import { isSpeedup, SPEEDUPS, Speedups } from './speedups.ts';
@@ -101,20 +100,12 @@ export function retentionOf(config: Config) {
 export const DEFAULT_RESPONSE_CACHE_MB = 64;
 
 /**
- * Page threads when the settings name none (an embedding app, a test): one keeps the main thread
- * free for HTTP while a page is serialised.
+ * Page threads unless PAGE_THREADS says: none. They were to keep the main thread free for HTTP
+ * while a page is serialised, but the ablation of 2026-11-27 measured pages 8 to 15 % faster
+ * without them, in 20 to 25 % less memory, and a guest-list download's peak past the serving
+ * process's memory goal with them (docs/performance.md). PAGE_THREADS=N still starts N.
  */
-export const DEFAULT_PAGE_THREADS = 1;
-
-/**
- * Page threads the server starts unless PAGE_THREADS says: one per core, the cores shared among
- * the workers, at most 4. Serialising (and on SQLite reading) is most of an uncached page's cost,
- * and neither the main thread nor one page thread keeps a core busy alone (each waits on the
- * other part of the time), so a thread per core pays for the memory each one takes.
- */
-export function serverPageThreads(workers: number, cores: number = availableParallelism()): number {
-  return Math.max(1, Math.min(4, Math.floor(cores / workers)));
-}
+export const DEFAULT_PAGE_THREADS = 0;
 
 /** Event-loop delay past which data requests are shed with 503 rather than queued. */
 export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 1000;
@@ -196,7 +187,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       10,
       60_000,
     ),
-    pageThreads: readPageThreads(env, workers),
+    pageThreads: readPageThreads(env),
     maxConnections: readInteger(
       env,
       'MAX_CONNECTIONS',
@@ -215,12 +206,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** PAGE_THREADS, or SQLITE_READER_THREADS, its name from when only SQLite had page threads. */
-function readPageThreads(env: NodeJS.ProcessEnv, workers: number): number {
+function readPageThreads(env: NodeJS.ProcessEnv): number {
   const name =
     env.PAGE_THREADS === undefined && env.SQLITE_READER_THREADS !== undefined
       ? 'SQLITE_READER_THREADS'
       : 'PAGE_THREADS';
-  return readInteger(env, name, serverPageThreads(workers), 0, 16);
+  return readInteger(env, name, DEFAULT_PAGE_THREADS, 0, 16);
 }
 
 /** A switch: 1 or true turns it on, 0, false or unset off; anything else is refused. */

@@ -15,6 +15,7 @@ import {
   type BreakdownRow,
   type CampaignCounts,
   type CampaignRecord,
+  type FieldDefinition,
   findCampaign,
   findCampaignsInScope,
   findCampaignWithCounts,
@@ -22,6 +23,13 @@ import {
 } from './campaigns.repository.ts';
 import type { Campaign, Summary } from './campaigns.schemas.ts';
 import type { Projection } from './field-projection.ts';
+import { findRespondentLines } from './pages/page-rows.repository.ts';
+import {
+  linePosition,
+  type Position,
+  type ProjectedRespondent,
+  projectedRespondent,
+} from './pages/respondent-line.ts';
 import type { RespondentPages } from './pages/respondent-pages.ts';
 import { ScopeProjections } from './scope-projections.ts';
 
@@ -66,7 +74,22 @@ export interface CampaignService {
     campaignId: string,
     query: PageQueryInput,
   ): Promise<CachedResponse>;
+  /**
+   * A whole campaign as the key may read it, for a file: its questions the key may read, in form
+   * order, and every respondent in spec order, read a batch at a time (by keyset, so memory stays
+   * flat whatever the campaign's size). The same access rule as every read.
+   */
+  everyRespondent(key: AuthenticatedKey, campaignId: string): Promise<WholeCampaign>;
 }
+
+export interface WholeCampaign {
+  campaign: CampaignRecord;
+  fields: FieldDefinition[];
+  respondents(): AsyncGenerator<ProjectedRespondent>;
+}
+
+/** Rows read at a time for a whole campaign. */
+const WHOLE_CAMPAIGN_BATCH = 1_000;
 
 function toCampaign(record: CampaignRecord): Campaign {
   return {
@@ -175,6 +198,27 @@ export function createCampaignService(
     },
 
     access: (key, campaignId) => access(key, campaignId, readCampaign(campaignId)),
+
+    async everyRespondent(key, campaignId) {
+      const { campaign, projection } = await access(key, campaignId, readCampaign(campaignId));
+      const fields = await findFieldDefinitions(store, campaignId, projection.fieldKeys);
+      const served = projection.fieldKeys.map(() => false);
+      async function* respondents() {
+        let after: Position | null = null;
+        for (;;) {
+          const lines = await findRespondentLines(
+            store,
+            { campaignId, after },
+            WHOLE_CAMPAIGN_BATCH,
+          );
+          for (const line of lines) yield projectedRespondent(line, projection, served);
+          const last = lines.at(-1);
+          if (lines.length < WHOLE_CAMPAIGN_BATCH || last === undefined) return;
+          after = linePosition(last);
+        }
+      }
+      return { campaign, fields, respondents };
+    },
 
     async fields({ key }, campaignId) {
       const { campaign, projection } = await access(key, campaignId, readCampaign(campaignId));

@@ -25,7 +25,7 @@ import { createTurnGate } from '../http/turn-gate.ts';
 import type { KeyUsage } from '../keys/key-usage.ts';
 import { removalsRoutes } from '../removals/removals.routes.ts';
 import type { Speedups } from '../speedups.ts';
-import { createDataReads } from './data-reads.ts';
+import { createDataReads, type DataReads } from './data-reads.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -42,15 +42,47 @@ export interface DataApiDeps {
   clock: Clock;
   cursorKey: Buffer;
   config: Pick<Config, 'rateLimitPerMinute' | 'anonymousRateLimitPerMinute'> &
-    Partial<Pick<Config, 'responseCacheBytes' | 'maxEventLoopDelayMs' | 'pageThreads'>>;
+    Partial<Pick<Config, 'maxEventLoopDelayMs'>>;
+  /** Every read a data request makes (see createDataReads), shared with the guest-list files. */
+  reads: DataReads;
   speedups: Speedups;
   metrics: Metrics;
   keyUsage: KeyUsage;
   logger: FastifyBaseLogger;
   accessLogger?: FastifyBaseLogger | undefined;
-  redis?: Redis | undefined;
-  rateLimitStore?: RateLimitStore | undefined;
+  /** Where the rate limit counts (see rateLimitStoreOf), shared with the guest-list files. */
+  rateLimitStore: RateLimitStore;
   overloadSampleIntervalMs?: number | undefined;
+}
+
+/**
+ * Where the per-key rate limit counts: in Redis when the instances share one, in the primary of
+ * a cluster (`given`), or in this process.
+ */
+export function rateLimitStoreOf(
+  clock: Clock,
+  redis: Redis | undefined,
+  given: RateLimitStore | undefined,
+): RateLimitStore {
+  return redis ? new RedisWindowStore(redis, clock) : (given ?? new LocalWindowStore(clock));
+}
+
+/** The data API's reads, built once from one speed setting (see createDataReads). */
+export function dataReadsOf(
+  deps: Pick<DataApiDeps, 'readStore' | 'cursorKey' | 'speedups' | 'metrics'> & {
+    config: Partial<Pick<Config, 'responseCacheBytes' | 'pageThreads'>>;
+  },
+): DataReads {
+  const { metrics } = deps;
+  const reads = createDataReads(deps.readStore, {
+    cursorKey: deps.cursorKey,
+    pageThreads: deps.config.pageThreads ?? DEFAULT_PAGE_THREADS,
+    responseCacheBytes: deps.config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024,
+    speedups: deps.speedups,
+    onCacheLookup: (hit) => metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
+  });
+  metrics.watchPageThreads(() => reads.threadsRunning);
+  return reads;
 }
 
 /**
@@ -62,15 +94,7 @@ export interface DataApiDeps {
  */
 export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
   return async (data) => {
-    const { speedups, metrics, keyUsage, clock } = deps;
-    const reads = createDataReads(deps.readStore, {
-      cursorKey: deps.cursorKey,
-      pageThreads: deps.config.pageThreads ?? DEFAULT_PAGE_THREADS,
-      responseCacheBytes: deps.config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024,
-      speedups,
-      onCacheLookup: (hit) => metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
-    });
-    metrics.watchPageThreads(() => reads.threadsRunning);
+    const { speedups, metrics, keyUsage, clock, reads } = deps;
     // A server starts its threads as it begins listening; built for inject alone (the tests), an
     // app starts them on first use.
     data.addHook('onListen', async () => reads.start());
@@ -99,9 +123,7 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
     await registerRateLimit(data, {
       perKeyPerMinute: deps.config.rateLimitPerMinute,
       anonymousPerMinute: deps.config.anonymousRateLimitPerMinute,
-      store: deps.redis
-        ? new RedisWindowStore(deps.redis, clock)
-        : (deps.rateLimitStore ?? new LocalWindowStore(clock)),
+      store: deps.rateLimitStore,
       onRejected: () => metrics.rateLimited.inc(),
       onStoreError: (error, request) => {
         // Fail open: the data stays available while Redis is down; say so, but not per request.

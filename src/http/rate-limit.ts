@@ -18,10 +18,13 @@ export interface RateLimitOptions {
   onRejected(): void;
 }
 
+/** A key's budget: every key of one rotation chain shares it. */
+export const keyBudget = (key: { lineageId: string }) => `key:${key.lineageId}`;
+
 /** The budget a request is counted against: its key's rotation chain, or else its address. */
 function budgetOf(request: FastifyRequest): string {
   const verification = request.keyVerification;
-  return verification?.kind === 'valid' ? `key:${verification.key.lineageId}` : `ip:${request.ip}`;
+  return verification?.kind === 'valid' ? keyBudget(verification.key) : `ip:${request.ip}`;
 }
 
 /**

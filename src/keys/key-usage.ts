@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { throttledLog } from '../throttled-log.ts';
-import { DAY_MS, HOUR_MS } from '../time-units.ts';
+import { DAY_MS, JAKARTA_OFFSET_MS } from '../time-units.ts';
 import { recordLastUses } from './keys.repository.ts';
 import { addUsageDays, type UsageCounts, type UsageDay } from './usage-days.repository.ts';
 
@@ -10,8 +10,6 @@ import { addUsageDays, type UsageCounts, type UsageDay } from './usage-days.repo
 export const KEY_USE_FLUSH_INTERVAL_MS = 60_000;
 
 /** Indonesia keeps no daylight saving time: a Jakarta day is a UTC day shifted by 7 hours. */
-const JAKARTA_OFFSET_MS = 7 * HOUR_MS;
-
 /** The Asia/Jakarta calendar day (YYYY-MM-DD) of an instant: the day a holder sees. */
 export function jakartaDay(at: number): string {
   return new Date(at + JAKARTA_OFFSET_MS).toISOString().slice(0, 10);

@@ -85,6 +85,21 @@ export const en = {
     changed: 'Your password was changed. Other sessions and remembered devices were signed out.',
   },
   keys: {
+    downloadExcel: 'Download (Excel)',
+    downloadCsv: 'Download (CSV)',
+    downloadLabel: (format: string, title: string) => `Download ${title} as ${format}`,
+    downloadHint:
+      'A download holds what this key reads: its guests, with the questions above, times in Asia/Jakarta. It counts as one request of the key.',
+    downloadRefusedTitle: 'The guest list was not downloaded',
+    downloadForbidden:
+      'This key reads nothing of this campaign now: it was revoked or expired, or the campaign left its scope.',
+    downloadRateLimited: (wait: string) =>
+      `This key has used its requests for this minute. Try again in ${wait}.`,
+    guestListHeadings: {
+      id: 'ID',
+      submittedAt: 'Submitted (Asia/Jakarta, UTC+7)',
+      attendance: 'Attendance',
+    },
     title: 'API keys',
     keyTitle: (name: string) => `Key: ${name}`,
     none: 'No keys yet. Your operator issues them.',

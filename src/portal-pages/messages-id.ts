@@ -76,6 +76,21 @@ export const id: Messages = {
       'Kata sandi Anda telah diubah. Sesi lain dan perangkat yang diingat telah dikeluarkan.',
   },
   keys: {
+    downloadExcel: 'Unduh (Excel)',
+    downloadCsv: 'Unduh (CSV)',
+    downloadLabel: (format: string, title: string) => `Unduh ${title} sebagai ${format}`,
+    downloadHint:
+      'Unduhan berisi yang dibaca kunci ini: tamunya, dengan pertanyaan di atas, waktu dalam Asia/Jakarta. Dihitung sebagai satu permintaan kunci.',
+    downloadRefusedTitle: 'Daftar tamu tidak diunduh',
+    downloadForbidden:
+      'Kunci ini kini tidak membaca apa pun dari kampanye ini: kunci dicabut atau kedaluwarsa, atau kampanye keluar dari cakupannya.',
+    downloadRateLimited: (wait: string) =>
+      `Kunci ini sudah memakai jatah permintaannya untuk menit ini. Coba lagi dalam ${wait}.`,
+    guestListHeadings: {
+      id: 'ID',
+      submittedAt: 'Waktu kirim (Asia/Jakarta, UTC+7)',
+      attendance: 'Kehadiran',
+    },
     title: 'Kunci API',
     keyTitle: (name) => `Kunci: ${name}`,
     none: 'Belum ada kunci. Operator Anda yang menerbitkannya.',

@@ -7,6 +7,7 @@ import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import type { ClientPackage } from '../client-packages/client-packages.ts';
 import type { Clock } from '../clock.ts';
 import { ApiError } from '../errors.ts';
+import type { GuestLists } from '../guest-list/guest-list.ts';
 import { type Artifact, artifact, serveArtifact } from '../http/artifacts.ts';
 import { readOutbox } from '../mail/mailer.ts';
 import type { PortalService } from '../portal/portal.service.ts';
@@ -14,6 +15,7 @@ import { registerAccountRoutes } from './account.routes.ts';
 import { browserCookies, safeReturnPath } from './browser-session.ts';
 import { createCsrf } from './csrf.ts';
 import { type FormProblem, formProblem } from './form-input.ts';
+import { registerGuestListRoutes } from './guest-list.routes.ts';
 import { PORTAL_PATH } from './layout.ts';
 import { LANGUAGES, type Language } from './messages.ts';
 import { createPageKit } from './page-kit.ts';
@@ -35,6 +37,8 @@ export interface PortalPagesOptions {
   publicUrl: () => string;
   /** The installable tarballs the get-started page offers. */
   clientPackages: ClientPackage[];
+  /** The key pages' guest-list files. */
+  guestLists: GuestLists;
   /** A session's absolute lifetime: no form token outlives it. */
   sessionAbsoluteMs: number;
   /** The development outbox, listed at /dev/mail; only without SMTP, never in production. */
@@ -187,5 +191,6 @@ export function portalPages(options: PortalPagesOptions): FastifyPluginAsync {
 
     registerSignInRoutes(pages, kit);
     registerAccountRoutes(pages, kit, options.clientPackages);
+    registerGuestListRoutes(pages, kit, options.guestLists);
   };
 }

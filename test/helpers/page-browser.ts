@@ -10,6 +10,8 @@ export interface PageResponse {
   status: number;
   headers: Record<string, string | string[] | number | undefined>;
   body: string;
+  /** The body's bytes, for a file. */
+  raw: Buffer;
   /** The CSRF token of the page's first form, when it has one. */
   csrf?: string;
   /** The value of the page's first field of this name. */
@@ -60,6 +62,7 @@ export function pageBrowser(
       status: response.statusCode,
       headers: response.headers,
       body: response.body,
+      raw: response.rawPayload,
       cookies,
       ...(csrf ? { csrf } : {}),
       field: (name) => new RegExp(`name="${name}"[^>]*? value="([^"]*)"`).exec(response.body)?.[1],

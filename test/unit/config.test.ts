@@ -1,25 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import {
   checkDevelopmentMail,
+  DEFAULT_PAGE_THREADS,
   loadConfig,
   publicUrlOf,
-  serverPageThreads,
 } from '../../src/config.ts';
 import { defaultMaxConnections, openFileLimit } from '../../src/http/connections.ts';
 
 describe('page threads', () => {
-  it('default to one per core, the cores shared among the workers, at most 4', () => {
-    expect(serverPageThreads(1, 2)).toBe(2);
-    expect(serverPageThreads(2, 2)).toBe(1);
-    expect(serverPageThreads(2, 8)).toBe(4);
-    expect(serverPageThreads(1, 16)).toBe(4);
-    expect(serverPageThreads(4, 2)).toBe(1);
-  });
-
-  it('follow WORKERS when PAGE_THREADS is unset, and the variable when set', () => {
-    expect(loadConfig({ WORKERS: '3' }).pageThreads).toBe(serverPageThreads(3));
-    expect(loadConfig({}).pageThreads).toBe(serverPageThreads(1));
-    expect(loadConfig({ PAGE_THREADS: '0' }).pageThreads).toBe(0);
+  it('are off unless PAGE_THREADS starts some, whatever WORKERS says', () => {
+    expect(DEFAULT_PAGE_THREADS).toBe(0);
+    expect(loadConfig({}).pageThreads).toBe(0);
+    expect(loadConfig({ WORKERS: '3' }).pageThreads).toBe(0);
+    expect(loadConfig({ PAGE_THREADS: '2' }).pageThreads).toBe(2);
     expect(() => loadConfig({ PAGE_THREADS: '17' })).toThrow(/PAGE_THREADS/);
   });
 

@@ -74,6 +74,29 @@ export function respondentJson(
   return `{"id":${id},"submittedAt":"${submittedAt}","attendanceStatus":"${status}","fields":${fields}}`;
 }
 
+/** A respondent as the key may read it, with its time as epoch milliseconds. */
+export interface ProjectedRespondent {
+  id: string;
+  submittedAtMs: number;
+  attendanceStatus: string;
+  fields: Record<string, string | string[]>;
+}
+
+/** The respondent on `line` as an object, its fields picked by `projection`. */
+export function projectedRespondent(
+  line: string,
+  projection: Projection,
+  served: boolean[],
+): ProjectedRespondent {
+  const { timeEnd, statusEnd, separator } = partsOf(line);
+  return {
+    id: JSON.parse(line.slice(statusEnd + 1, separator)) as string,
+    submittedAtMs: Number(line.slice(0, timeEnd)),
+    attendanceStatus: line.slice(timeEnd + 1, statusEnd),
+    fields: projection.project(JSON.parse(line.slice(separator + 1)), served),
+  };
+}
+
 /** The respondent's place in the spec order, for cursors and remembered page ends. */
 export function linePosition(line: string): Position {
   const { timeEnd, statusEnd, separator } = partsOf(line);

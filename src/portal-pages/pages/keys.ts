@@ -1,3 +1,4 @@
+import type { GuestListFormat } from '../../guest-list/guest-list.ts';
 import type { KeyOverview, KeyState } from '../../portal/key-overview.ts';
 import { dateTime, day } from '../format.ts';
 import { codeField, form, submit } from '../forms.ts';
@@ -17,6 +18,10 @@ export type KeyAction =
   | { kind: 'webhook-rotate'; keyId: string; endpointId: string };
 
 export const keyPath = (keyId: string) => `${PORTAL_PATH}/keys/${encodeURIComponent(keyId)}`;
+
+/** Where a key's guest list of one campaign downloads (see guest-list.routes.ts). */
+export const guestListPath = (keyId: string, campaignId: string, format: GuestListFormat) =>
+  `${keyPath(keyId)}/campaigns/${encodeURIComponent(campaignId)}/guest-list.${format}`;
 
 /** A key's state in words: what it does now and until when, as a holder reads it. */
 export function stateText(context: PageContext, state: KeyState, now: number): string {
@@ -38,18 +43,44 @@ export function stateText(context: PageContext, state: KeyState, now: number): s
   }
 }
 
-/** What a key reads: each campaign by its title, with its fields by their labels. */
-function scope(context: PageContext, key: KeyOverview): SafeHtml {
+/** Whether a key still reads data: what its guest lists can be downloaded with. */
+const readsData = (key: KeyOverview) =>
+  key.state.kind !== 'expired' && key.state.kind !== 'revoked';
+
+/** A campaign's guest list as Excel and as CSV. */
+function downloads(
+  context: PageContext,
+  key: KeyOverview,
+  campaign: { id: string; title: string },
+) {
+  const { t } = context;
+  return html`<span class="downloads">${(
+    [
+      ['xlsx', t.keys.downloadExcel, 'Excel'],
+      ['csv', t.keys.downloadCsv, 'CSV'],
+    ] as const
+  ).map(
+    ([format, text, name]) =>
+      html`<a class="button secondary" href="${guestListPath(key.id, campaign.id, format)}" download aria-label="${t.keys.downloadLabel(name, campaign.title)}">${text}</a>`,
+  )}</span>`;
+}
+
+/**
+ * What a key reads: each campaign by its title, with its fields by their labels, and on the key's
+ * own page, while the key reads data, its guest list to download.
+ */
+function scope(context: PageContext, key: KeyOverview, withDownloads = false): SafeHtml {
   const { t } = context;
   if (key.campaigns.length === 0) return html`<p>${t.keys.noScope}</p>`;
+  const offered = withDownloads && readsData(key);
   return html`<ul class="scope">${key.campaigns.map(
     (campaign) =>
       html`<li><strong>${campaign.title ?? t.keys.campaignGone(campaign.id)}</strong>: ${
         campaign.fields.length === 0
           ? t.keys.totalsOnly
           : campaign.fields.map((field) => field.label).join(', ')
-      }</li>`,
-  )}</ul>`;
+      }${offered && campaign.title !== null ? downloads(context, key, { id: campaign.id, title: campaign.title }) : null}</li>`,
+  )}</ul>${offered ? html`<p class="hint">${t.keys.downloadHint}</p>` : null}`;
 }
 
 function keySummary(context: PageContext, key: KeyOverview, now: number): SafeHtml {
@@ -125,7 +156,7 @@ export function keyPage(
 </dl>
 </div>
 <h2>${t.keys.reads}</h2>
-${scope(context, key)}
+${scope(context, key, true)}
 ${
   key.revealable
     ? html`<h2>${t.keys.revealTitle}</h2>

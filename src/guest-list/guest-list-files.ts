@@ -1,0 +1,195 @@
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import ExcelJS from 'exceljs';
+import type { WholeCampaign } from '../campaigns/campaigns.service.ts';
+import type { ProjectedRespondent } from '../campaigns/pages/respondent-line.ts';
+import { JAKARTA_OFFSET_MS } from '../time-units.ts';
+import type { GuestListFormat } from './guest-list.ts';
+
+/** The fixed columns' headings, in the holder's language. */
+export interface GuestListHeadings {
+  id: string;
+  submittedAt: string;
+  attendance: string;
+}
+
+/** What a spreadsheet would take for the start of a formula (OWASP's list). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A cell's text made safe to open: one that a spreadsheet would read as a formula gets a leading
+ * apostrophe, which shows it as the text it is.
+ */
+export function neutralised(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
+/** A multi-select answer in one cell. */
+const cellText = (value: string | string[] | undefined) =>
+  value === undefined ? '' : Array.isArray(value) ? value.join('; ') : value;
+
+/** An instant as Jakarta's wall clock: `2026-10-01 11:10`. */
+export function jakartaTime(ms: number): string {
+  return new Date(ms + JAKARTA_OFFSET_MS).toISOString().slice(0, 16).replace('T', ' ');
+}
+
+/** The name a file is saved under: the campaign's slug and the day, in Jakarta. */
+export function guestListFileName(
+  campaign: WholeCampaign['campaign'],
+  now: number,
+  format: GuestListFormat,
+): string {
+  const safe = campaign.slug.replace(/[^A-Za-z0-9._-]+/g, '-') || campaign.id;
+  return `${safe}-${jakartaTime(now).slice(0, 10)}.${format}`;
+}
+
+/** The reader went away: the file is not written on for nobody. */
+export class ReaderGone extends Error {}
+
+/**
+ * Waits while `out` holds more than it wants, so a slow reader slows the file and memory stays
+ * flat; stops the writing once the reader has gone.
+ */
+async function drained(out: Writable): Promise<void> {
+  // A turn of the event loop for the compression and the socket: the rows are read from the
+  // store without one, and the workbook's zip takes what it is given without pushing back.
+  await new Promise((resolve) => setImmediate(resolve));
+  if (out.writableNeedDrain && !out.destroyed) {
+    await Promise.race([once(out, 'drain'), once(out, 'close')]);
+  }
+  if (out.destroyed) throw new ReaderGone('the reader went away before the file was written');
+}
+
+const ROWS_BETWEEN_DRAINS = 200;
+
+/** How much of the sheet may wait for the zip before the rows stop coming. */
+const SHEET_BYTES_IN_FLIGHT = 1024 * 1024;
+
+/** The stream inside ExcelJS (4.4) that takes a sheet's XML on to the zip. */
+interface SheetPipe {
+  _writableState?: { length: number };
+  _readableState?: { length: number };
+  once(event: 'drain' | 'close', listener: () => void): void;
+}
+
+/**
+ * Waits while more than SHEET_BYTES_IN_FLIGHT of the sheet's XML waits for the zip. ExcelJS's
+ * streaming writer hands each row on without heeding the stream it writes to, so without this a
+ * large campaign would sit in memory whole while the zip compresses it. Should a later ExcelJS
+ * hold its sheet otherwise, nothing is waited for here (the bench's memory row would show it).
+ */
+async function sheetDrained(sheet: ExcelJS.Worksheet): Promise<void> {
+  const pipe = (sheet as unknown as { stream?: { pipes?: SheetPipe[] } }).stream?.pipes?.[0];
+  const inFlight = () => (pipe?._writableState?.length ?? 0) + (pipe?._readableState?.length ?? 0);
+  while (pipe && inFlight() > SHEET_BYTES_IN_FLIGHT) {
+    await new Promise<void>((resolve) => {
+      pipe.once('drain', resolve);
+      setTimeout(resolve, 5);
+    });
+  }
+}
+
+function* headerRow(whole: WholeCampaign, headings: GuestListHeadings) {
+  yield headings.id;
+  yield headings.submittedAt;
+  yield headings.attendance;
+  for (const field of whole.fields) yield field.label;
+}
+
+function answersOf(whole: WholeCampaign, row: ProjectedRespondent): string[] {
+  return whole.fields.map((field) => cellText(row.fields[field.key]));
+}
+
+const csvCell = (text: string) => {
+  const safe = neutralised(text);
+  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+};
+
+/**
+ * The guest list as CSV: UTF-8 with a byte-order mark (so Excel reads Indonesian names right),
+ * CRLF line ends, every cell neutralised. `written` hears the count as it grows.
+ * Resolves with the rows written.
+ */
+export async function writeCsv(
+  whole: WholeCampaign,
+  headings: GuestListHeadings,
+  out: Writable,
+  written: (rows: number) => void = () => {},
+): Promise<number> {
+  const line = (cells: Iterable<string>) => `${[...cells].map(csvCell).join(',')}\r\n`;
+  out.write(`\uFEFF${line(headerRow(whole, headings))}`);
+  let rows = 0;
+  for await (const row of whole.respondents()) {
+    out.write(
+      line([
+        row.id,
+        jakartaTime(row.submittedAtMs),
+        row.attendanceStatus,
+        ...answersOf(whole, row),
+      ]),
+    );
+    rows += 1;
+    written(rows);
+    if (rows % ROWS_BETWEEN_DRAINS === 0) await drained(out);
+  }
+  return rows;
+}
+
+/** A worksheet's name: at most 31 characters, none of those Excel refuses. */
+const sheetName = (title: string) =>
+  title
+    .replace(/[[\]:*?/\\]/g, ' ')
+    .slice(0, 31)
+    .trim() || 'Guests';
+
+/**
+ * The guest list as an Excel workbook, written as a stream (ExcelJS's streaming writer): a frozen
+ * header row, times as Excel times on Jakarta's clock, and every answer a text cell, exactly as
+ * the API serves it. A text cell is never read as a formula, so an answer such as a phone number
+ * (`+62…`) keeps its look rather than gaining the CSV's apostrophe. Resolves with the rows written.
+ */
+export async function writeXlsx(
+  whole: WholeCampaign,
+  headings: GuestListHeadings,
+  out: Writable,
+  written: (rows: number) => void = () => {},
+): Promise<number> {
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+    stream: out,
+    useStyles: true,
+    useSharedStrings: false,
+  });
+  const sheet = workbook.addWorksheet(sheetName(whole.campaign.title), {
+    views: [{ state: 'frozen', ySplit: 1 }],
+  });
+  sheet.columns = [
+    { width: 22 },
+    { width: 18, style: { numFmt: 'yyyy-mm-dd hh:mm' } },
+    { width: 12 },
+    ...whole.fields.map((field) => ({ width: Math.min(40, Math.max(12, field.label.length + 2)) })),
+  ];
+  const header = sheet.addRow([...headerRow(whole, headings)]);
+  header.font = { bold: true };
+  header.commit();
+  let rows = 0;
+  for await (const row of whole.respondents()) {
+    sheet
+      .addRow([
+        row.id,
+        // Excel times have no zone: the cell holds Jakarta's wall clock, as the heading says.
+        new Date(row.submittedAtMs + JAKARTA_OFFSET_MS),
+        row.attendanceStatus,
+        ...answersOf(whole, row),
+      ])
+      .commit();
+    rows += 1;
+    written(rows);
+    if (rows % ROWS_BETWEEN_DRAINS === 0) {
+      await sheetDrained(sheet);
+      await drained(out);
+    }
+  }
+  sheet.commit();
+  await workbook.commit();
+  return rows;
+}

@@ -1,0 +1,111 @@
+import { recordAudit } from '../audit/audit.repository.ts';
+import type { CampaignService, WholeCampaign } from '../campaigns/campaigns.service.ts';
+import type { Clock } from '../clock.ts';
+import type { Store } from '../db/store.ts';
+import { ApiError } from '../errors.ts';
+import { keyBudget, RATE_WINDOW_MS } from '../http/rate-limit.ts';
+import type { RateLimitStore, WindowState } from '../http/rate-limit-stores.ts';
+import { keyStatus, lifetimeOf } from '../key-in-force.ts';
+import type { KeyUsage } from '../keys/key-usage.ts';
+import { findKeyById } from '../keys/keys.repository.ts';
+import type { AuthenticatedKey } from '../keys/keys.service.ts';
+
+export type GuestListFormat = 'xlsx' | 'csv';
+
+export interface GuestListDeps {
+  store: Store;
+  clock: Clock;
+  campaigns: CampaignService;
+  keyUsage: KeyUsage;
+  /** The data API's rate limit, whose budget a download spends like any request of the key. */
+  rateLimit: { store: RateLimitStore; perKeyPerMinute: number };
+}
+
+/** Who asks for a file, and from where (for the audit line). */
+export interface GuestListRequest {
+  accountId: string;
+  address: string;
+  keyId: string;
+  campaignId: string;
+  format: GuestListFormat;
+}
+
+/** A campaign opened for one file: what the key reads of it, and how to end the download. */
+export interface OpenGuestList extends WholeCampaign {
+  /** Counts the download in the key's usage (one request, its rows) and audits it, without values. */
+  finish(outcome: { rows: number; complete: boolean }): Promise<void>;
+}
+
+function charge(store: RateLimitStore, budget: string): Promise<WindowState | undefined> {
+  return new Promise((resolve) => {
+    // As the data API does, the file is let through when the limit's store cannot be reached.
+    store.incr(budget, (error, state) => resolve(error ? undefined : state), RATE_WINDOW_MS);
+  });
+}
+
+/**
+ * A key's guest list as a file, for its signed-in holder: the same key, scope, allow-list, rate
+ * limit and usage as a data request of that key, through the portal instead of a bearer token.
+ * Another account's key is not found; a key no longer in force reads nothing.
+ */
+export function createGuestLists(deps: GuestListDeps) {
+  const { store, clock } = deps;
+
+  async function keyOf(accountId: string, keyId: string): Promise<AuthenticatedKey> {
+    const row = await findKeyById(store.db, keyId);
+    if (!row || row.account_id !== accountId) {
+      throw new ApiError('not_found', `no key ${keyId} on this account`);
+    }
+    const status = keyStatus(lifetimeOf(row), clock.now());
+    if (status !== 'active') {
+      throw new ApiError('forbidden', `key ${keyId} is ${status}: it reads nothing any more`);
+    }
+    return {
+      id: row.id,
+      accountId: row.account_id,
+      lineageId: row.lineage_id,
+      scopeVersion: Number(row.scope_version),
+    };
+  }
+
+  return {
+    async open(request: GuestListRequest): Promise<OpenGuestList> {
+      const key = await keyOf(request.accountId, request.keyId);
+      const whole = await deps.campaigns.everyRespondent(key, request.campaignId);
+      const state = await charge(deps.rateLimit.store, keyBudget(key));
+      if (state && state.current > deps.rateLimit.perKeyPerMinute) {
+        const seconds = Math.max(1, Math.ceil(state.ttl / 1000));
+        deps.keyUsage.count(key.id, clock.now(), 429, 0);
+        throw new ApiError(
+          'rate_limited',
+          `this key has used its ${deps.rateLimit.perKeyPerMinute} requests of the minute; try again in ${seconds} seconds`,
+          { 'retry-after': String(seconds) },
+        );
+      }
+      return {
+        ...whole,
+        async finish({ rows, complete }) {
+          deps.keyUsage.count(key.id, clock.now(), 200, rows);
+          await recordAudit(
+            store.db,
+            {
+              actor: request.accountId,
+              action: 'guest_list.downloaded',
+              target: key.id,
+              details: {
+                address: request.address,
+                campaignId: request.campaignId,
+                format: request.format,
+                rows,
+                complete,
+              },
+            },
+            clock.now(),
+          );
+        },
+      };
+    },
+  };
+}
+
+export type GuestLists = ReturnType<typeof createGuestLists>;

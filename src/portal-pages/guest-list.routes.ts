@@ -1,0 +1,76 @@
+import { PassThrough } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '../errors.ts';
+import type { GuestListFormat, GuestLists } from '../guest-list/guest-list.ts';
+import { guestListFileName, writeCsv, writeXlsx } from '../guest-list/guest-list-files.ts';
+import { clientOf } from '../portal/portal.routes.ts';
+import type { PageKit } from './page-kit.ts';
+import { notFoundPage, problemPage } from './pages/account.ts';
+import { keyPath } from './pages/keys.ts';
+
+const CONTENT_TYPES: Record<GuestListFormat, string> = {
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  csv: 'text/csv; charset=utf-8',
+};
+
+/**
+ * The guest-list downloads of the key pages: a signed-in holder's own key, one campaign it reads,
+ * as a file written while it is read. A refusal before the first byte is a page in words.
+ */
+export function registerGuestListRoutes(
+  pages: FastifyInstance,
+  kit: PageKit,
+  guestLists: GuestLists,
+): void {
+  for (const format of ['xlsx', 'csv'] as const) {
+    pages.get(`/keys/:id/campaigns/:campaignId/guest-list.${format}`, async (request, reply) => {
+      const principal = await kit.holder(request, reply);
+      if (!principal) return reply;
+      const { id: keyId, campaignId } = request.params as { id: string; campaignId: string };
+      const context = kit.context(request, reply, keyPath(keyId), principal);
+      const { t } = context;
+      let list: Awaited<ReturnType<GuestLists['open']>>;
+      try {
+        list = await guestLists.open({
+          accountId: principal.accountId,
+          address: clientOf(request).address,
+          keyId,
+          campaignId,
+          format,
+        });
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        if (error.code === 'not_found') return kit.refuse(reply, error, notFoundPage(context));
+        const text =
+          error.code === 'rate_limited'
+            ? t.keys.downloadRateLimited(t.duration(Number(error.headers['retry-after'] ?? 60)))
+            : t.keys.downloadForbidden;
+        return kit.refuse(reply, error, problemPage(context, t.keys.downloadRefusedTitle, text));
+      }
+      const name = guestListFileName(list.campaign, kit.clock.now(), format);
+      const body = new PassThrough();
+      reply
+        .code(200)
+        .type(CONTENT_TYPES[format])
+        .header('content-disposition', `attachment; filename="${name}"`);
+      const write = format === 'xlsx' ? writeXlsx : writeCsv;
+      let rows = 0;
+      let complete = false;
+      const counted = (written: number) => {
+        rows = written;
+      };
+      void write(list, t.keys.guestListHeadings, body, counted)
+        .then(() => {
+          complete = true;
+          body.end();
+        })
+        .catch((error: unknown) => {
+          // Past the headers an error can only cut the file short; it is logged, never shown.
+          if (!body.destroyed) request.log.error({ err: error }, 'guest list cut short');
+          body.destroy();
+        })
+        .finally(() => list.finish({ rows, complete }).catch(() => {}));
+      return reply.send(body);
+    });
+  }
+}
