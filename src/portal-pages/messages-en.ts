@@ -162,6 +162,24 @@ export const en = {
     cancel: 'Cancel',
   },
   webhooks: {
+    removeTitle: 'Remove this endpoint?',
+    removeConsequence: (url: string) =>
+      `Hadir stops sending notifications to ${url}, and its delivery log goes with it. To receive them again you add the endpoint anew, with a new secret.`,
+    removeConfirm: 'Remove the endpoint',
+    failure: {
+      refused: 'Your server refused the connection',
+      timeout: 'Your server did not answer in time',
+      lookup: 'Your server’s name could not be found',
+      closed: 'Your server closed the connection before answering',
+      certificate: 'Your server’s certificate is not trusted',
+      unreachable: 'Your server could not be reached',
+      serverError: 'Your server had an error',
+      turnedAway: 'Your server turned the notification away',
+      gone: 'Your server said the endpoint is gone',
+      redirect: 'Your server answered with a redirect, which is not followed',
+      address: 'The address may not receive notifications (private or local)',
+      other: 'The delivery failed',
+    } as Record<string, string>,
     title: 'Change notifications',
     intro:
       'Hadir can tell a server of yours when the campaigns this key reads change: new or edited RSVPs, removals, campaign changes. Each notification carries ids and counts, never answers, and is signed so your server can check it came from Hadir.',
@@ -243,6 +261,9 @@ export const en = {
     redeliverFailedSubmit: 'Send the failed ones again',
   },
   usage: {
+    quietDays: (days: number) =>
+      days === 1 ? 'No requests on the other day.' : `No requests on the other ${days} days.`,
+    noRequests: 'No requests in the last 30 days.',
     title: 'Usage, last 30 days',
     note: 'Counted by every server and saved once a minute: the newest requests appear within a minute or two.',
     scale: (top: string) => `Requests per day (scale up to ${top})`,

@@ -153,6 +153,24 @@ export const id: Messages = {
     cancel: 'Batal',
   },
   webhooks: {
+    removeTitle: 'Hapus endpoint ini?',
+    removeConsequence: (url: string) =>
+      `Hadir berhenti mengirim notifikasi ke ${url}, dan log pengirimannya ikut terhapus. Untuk menerimanya lagi, tambahkan endpoint dari awal, dengan rahasia baru.`,
+    removeConfirm: 'Hapus endpoint',
+    failure: {
+      refused: 'Server Anda menolak sambungan',
+      timeout: 'Server Anda tidak menjawab tepat waktu',
+      lookup: 'Nama server Anda tidak ditemukan',
+      closed: 'Server Anda menutup sambungan sebelum menjawab',
+      certificate: 'Sertifikat server Anda tidak dipercaya',
+      unreachable: 'Server Anda tidak dapat dijangkau',
+      serverError: 'Server Anda mengalami galat',
+      turnedAway: 'Server Anda menolak notifikasi',
+      gone: 'Server Anda menyatakan endpoint sudah tidak ada',
+      redirect: 'Server Anda menjawab dengan pengalihan, yang tidak diikuti',
+      address: 'Alamat ini tidak boleh menerima notifikasi (privat atau lokal)',
+      other: 'Pengiriman gagal',
+    } as Record<string, string>,
     title: 'Notifikasi perubahan',
     intro:
       'Hadir dapat memberi tahu server Anda saat kampanye yang dibaca kunci ini berubah: RSVP baru atau diubah, penghapusan, perubahan kampanye. Setiap notifikasi hanya berisi id dan jumlah, tidak pernah jawaban, dan ditandatangani agar server Anda dapat memastikan asalnya dari Hadir.',
@@ -236,6 +254,8 @@ export const id: Messages = {
     redeliverFailedSubmit: 'Kirim lagi yang gagal',
   },
   usage: {
+    quietDays: (days: number) => `Tidak ada permintaan pada ${days} hari lainnya.`,
+    noRequests: 'Tidak ada permintaan dalam 30 hari terakhir.',
     title: 'Pemakaian, 30 hari terakhir',
     note: 'Dihitung oleh setiap server dan disimpan sekali semenit: permintaan terbaru muncul dalam satu atau dua menit.',
     scale: (top) => `Permintaan per hari (skala sampai ${top})`,

@@ -12,6 +12,7 @@ import {
   eventField,
   type NotificationsState,
   REDELIVER_SINCE_HOURS,
+  removeConfirmPage,
   secretPage,
 } from './pages/webhooks.ts';
 
@@ -134,6 +135,21 @@ export function registerWebhookRoutes(
     if (!principal) return reply;
     const { id: keyId, endpointId, change } = paramsOf(request);
     if (!(CHANGES as readonly string[]).includes(change ?? '')) return reply.callNotFound();
+    // Removing is said in words and asked again first; the confirmation posts back here.
+    if (change === 'remove' && formOf(request).confirmed !== '1') {
+      let endpoint: Awaited<ReturnType<typeof portal.webhooks.list>>[number] | undefined;
+      try {
+        await portal.webhooks.checkEndpoint(principal, keyId, endpointId);
+        endpoint = (await portal.webhooks.list(principal, keyId)).find(
+          (one) => one.id === endpointId,
+        );
+      } catch (error) {
+        return showKey(request, reply, principal, error);
+      }
+      if (!endpoint) return showKey(request, reply, principal);
+      const context = kit.context(request, reply, keyPath(keyId), principal);
+      return kit.send(reply, 200, removeConfirmPage(context, keyPath(keyId), endpoint));
+    }
     try {
       await portal.webhooks.change(principal, keyId, endpointId, change as Change);
     } catch (error) {

@@ -57,6 +57,19 @@ describe.each(ENGINES)('notification endpoints on the portal pages, on %s', (eng
     return { email, keyId: key.id, browser, csrf: page.csrf as string, page };
   }
 
+  /** An endpoint the operator added for a key (no step-up: the CLI's path). */
+  const operatorEndpoint = (keyId: string, url: string) =>
+    addEndpoint(
+      {
+        store: t.store,
+        clock: t.clock,
+        sealKey: webhookSealKey(TEST_SECRETS.keySealKey),
+        allowPrivateNetworks: false,
+        actor: 'operator',
+      },
+      { keyId, url },
+    );
+
   it('adds an endpoint only after a step-up code, and shows its secret once', async () => {
     const a = await holder(`webhooks-a-${engine}`);
     expect(a.page.body).toContain('Change notifications');
@@ -102,16 +115,7 @@ describe.each(ENGINES)('notification endpoints on the portal pages, on %s', (eng
 
   it("refuses every action on another holder's key and endpoints, and changes nothing", async () => {
     const owner = await holder(`webhooks-owner-${engine}`);
-    const { endpoint } = await addEndpoint(
-      {
-        store: t.store,
-        clock: t.clock,
-        sealKey: webhookSealKey(TEST_SECRETS.keySealKey),
-        allowPrivateNetworks: false,
-        actor: 'operator',
-      },
-      { keyId: owner.keyId, url: 'https://owner.example/in' },
-    );
+    const { endpoint } = await operatorEndpoint(owner.keyId, 'https://owner.example/in');
     const stranger = await holder(`webhooks-stranger-${engine}`);
     const base = `${PORTAL}/keys/${owner.keyId}/webhooks`;
     for (const path of [
@@ -144,18 +148,29 @@ describe.each(ENGINES)('notification endpoints on the portal pages, on %s', (eng
     expect(await t.store.db.selectFrom('webhook_deliveries').selectAll().execute()).toHaveLength(0);
   });
 
+  it('removes an endpoint only once the holder confirms, having said what it does', async () => {
+    const owner = await holder(`webhooks-remove-${engine}`);
+    const { endpoint } = await operatorEndpoint(owner.keyId, URL_A);
+    const path = `${PORTAL}/keys/${owner.keyId}/webhooks/${endpoint.id}/remove`;
+    const remaining = () =>
+      t.store.db
+        .selectFrom('webhook_endpoints')
+        .select('id')
+        .where('id', '=', endpoint.id)
+        .execute();
+    const asked = await owner.browser.post(path, { _csrf: owner.csrf });
+    expect(asked.status).toBe(200);
+    expect(asked.body).toContain(URL_A);
+    expect(asked.body).toContain('name="confirmed" value="1"');
+    expect(await remaining()).toHaveLength(1);
+    const done = await owner.browser.post(path, { _csrf: asked.csrf as string, confirmed: '1' });
+    expect(done.status).toBe(303);
+    expect(await remaining()).toHaveLength(0);
+  });
+
   it('sends one test event per endpoint every 10 seconds, and says when the next may go', async () => {
     const a = await holder(`webhooks-test-${engine}`);
-    const { endpoint } = await addEndpoint(
-      {
-        store: t.store,
-        clock: t.clock,
-        sealKey: webhookSealKey(TEST_SECRETS.keySealKey),
-        allowPrivateNetworks: false,
-        actor: 'operator',
-      },
-      { keyId: a.keyId, url: 'https://tester.example/in' },
-    );
+    const { endpoint } = await operatorEndpoint(a.keyId, 'https://tester.example/in');
     const test = () =>
       a.browser.post(`${PORTAL}/keys/${a.keyId}/webhooks/${endpoint.id}/test`, {
         _csrf: a.csrf,

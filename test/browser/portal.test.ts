@@ -1,31 +1,17 @@
-/// <reference lib="dom" />
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.service.ts';
-import { KeyUsage } from '../../src/keys/key-usage.ts';
+import type { KeyUsage } from '../../src/keys/key-usage.ts';
 import { issueKey } from '../../src/keys/keys.service.ts';
-import { createSmtpMailer } from '../../src/mail/mailer.ts';
-import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts';
-import { webhookSealKey } from '../../src/notifications/signing.ts';
-import { logCapture, startTestApp, TEST_SECRETS, type TestApp } from '../helpers/app.ts';
+import { TEST_SECRETS, type TestApp } from '../helpers/app.ts';
+import { localDeliveryWorker, startBrowserPortal } from '../helpers/browser-portal.ts';
 import { launchChromium } from '../helpers/chromium.ts';
-import { ManualClock } from '../helpers/clock.ts';
-import { seedWeddingCampaign } from '../helpers/factories.ts';
+import { checkPage } from '../helpers/page-checks.ts';
 import { PORTAL_PASSWORD } from '../helpers/portal-client.ts';
 import { TestReceiver } from '../helpers/receiver.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
-import { createTestStore } from '../helpers/stores.ts';
 
-const AXE_SOURCE = readFileSync(
-  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
-  'utf8',
-);
-/** Screenshots of every page, phone and desktop, kept as test artifacts (not committed). */
-const SCREENSHOTS = new URL('../../test-results/portal/', import.meta.url).pathname;
 const SCOPE = [{ campaignId: 'nikah', fields: ['menu'] }];
 
 // Every page is checked with axe at two widths: a walk through the portal takes a while.
@@ -38,20 +24,8 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
   let accounts = 0;
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     smtp = await startSmtpServer();
-    const store = await createTestStore('sqlite');
-    usage = new KeyUsage(store.db, logCapture().logger, 3_600_000);
-    t = await startTestApp(store, {
-      mailer: createSmtpMailer(smtp.url, 'Hadir <no-reply@hadir.test>'),
-      keyUsage: usage,
-      // Signatures are checked against the real time, and receivers listen on 127.0.0.1.
-      clock: new ManualClock(Date.now()),
-      webhooksAllowPrivateNetworks: true,
-    });
-    await seedWeddingCampaign(t.store, t.clock);
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    ({ t, usage, base } = await startBrowserPortal(smtp));
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -92,36 +66,7 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
     return { context, page };
   }
 
-  /**
-   * At a phone's width and a desktop's: no axe violation (WCAG 2.2 A and AA, and best practice),
-   * nothing wider than the screen, and a screenshot.
-   */
-  async function check(page: Page, name: string) {
-    await page.addScriptTag({ content: AXE_SOURCE });
-    for (const [width, height, label] of [
-      [390, 844, 'phone'],
-      [1280, 800, 'desktop'],
-    ] as const) {
-      await page.setViewportSize({ width, height });
-      const result = await page.evaluate(async () => {
-        const axe = (window as unknown as { axe: { run: (...args: unknown[]) => Promise<any> } })
-          .axe;
-        const run = await axe.run(document, {
-          runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'],
-        });
-        return run.violations.map(
-          (v: { id: string; nodes: Array<{ target: unknown }> }) =>
-            `${v.id}: ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`,
-        );
-      });
-      expect(result, `${name} (${label}): accessibility`).toEqual([]);
-      const overflow = await page.evaluate(
-        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-      );
-      expect(overflow, `${name} (${label}): horizontal overflow`).toBeLessThanOrEqual(0);
-      await page.screenshot({ path: `${SCREENSHOTS}${name}-${label}.png`, fullPage: true });
-    }
-  }
+  const check = checkPage;
 
   async function codeFor(email: string, before: number) {
     return smtp.codeFor(email, before);
@@ -308,16 +253,7 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
   it('adds a notification endpoint, sends a signed test event, rotates its secret and redelivers (English)', async () => {
     const { email, sealedKeyId } = await holder();
     const receiver = await TestReceiver.start();
-    const worker = new DeliveryWorker({
-      store: t.store,
-      clock: t.clock,
-      sealKey: webhookSealKey(TEST_SECRETS.keySealKey),
-      sender: {
-        resolve: () => Promise.reject(new Error('no names in tests')),
-        allowPrivateNetworks: true,
-        timeoutMs: 2_000,
-      },
-    });
+    const worker = localDeliveryWorker(t);
     const { context, page } = await newPage('en-US');
     try {
       await signIn(page, email);
@@ -384,7 +320,14 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       await page.goto(`${base}/developer/portal/keys/${sealedKeyId}`);
       await page.locator('main button', { hasText: 'Turn off' }).click();
       await page.locator('.endpoint .status', { hasText: 'Off: turned off here' }).waitFor();
+      // Removing asks first, in words.
       await page.locator('main button', { hasText: 'Remove' }).click();
+      await page.locator('h1', { hasText: 'Remove this endpoint?' }).waitFor();
+      expect(await page.locator('main .notice').textContent()).toContain(
+        'Hadir stops sending notifications to',
+      );
+      await check(page, 'en-endpoint-remove-confirm');
+      await page.locator('main button', { hasText: 'Remove the endpoint' }).click();
       await page.locator('.notice', { hasText: 'Endpoint removed' }).waitFor();
       expect(await page.locator('.endpoint').count()).toBe(0);
     } finally {

@@ -16,11 +16,39 @@ function niceCeiling(value: number): number {
   return 10 * power;
 }
 
+/** A day with any request or row in it. */
+const busy = (day: UsageDay) => SERIES.some((series) => day[series] > 0) || day.rows > 0;
+
+/**
+ * The figures behind the chart, newest day first: only the days with requests, then one line
+ * for the quiet ones, so a key used on two days of thirty shows two rows, not thirty of zeros.
+ */
+function usageTable(
+  context: PageContext,
+  tableId: string,
+  days: UsageDay[],
+  labels: Record<(typeof SERIES)[number], string>,
+): SafeHtml {
+  const { t, language } = context;
+  const shown = days.filter(busy).reverse();
+  if (shown.length === 0) return html`<p>${t.usage.noRequests}</p>`;
+  const quiet = days.length - shown.length;
+  return html`<h3 id="${tableId}-title">${t.usage.tableTitle}</h3>
+<div class="table-scroll" role="region" tabindex="0" aria-labelledby="${tableId}-title"><table id="${tableId}" class="figures">
+<thead><tr><th scope="col">${t.usage.day}</th>${SERIES.map((series) => html`<th scope="col">${labels[series]}</th>`)}<th scope="col">${t.usage.rows}</th></tr></thead>
+<tbody>${shown.map(
+    (day) =>
+      html`<tr><th scope="row">${shortDay(language, day.day)}</th>${SERIES.map((series) => html`<td>${count(language, day[series])}</td>`)}<td>${count(language, day.rows)}</td></tr>`,
+  )}</tbody>
+</table></div>
+${quiet > 0 ? html`<p class="hint">${t.usage.quietDays(quiet)}</p>` : null}`;
+}
+
 /**
  * A key's requests per day as stacked bars (answered, answered from cache, refused by the rate
  * limit, errors), drawn on the server so it shows with JavaScript off. Its labels are text
  * beside the drawing, so they stay readable when it shrinks on a phone. The same figures follow
- * in a table, newest day first, in a scroll region a keyboard can reach.
+ * in a table (see usageTable), in a scroll region a keyboard can reach.
  */
 export function usageChart(
   context: PageContext,
@@ -71,15 +99,6 @@ ${bars}
   )}</ul></figcaption>
 </figure>
 <p class="hint">${t.usage.note}</p>
-<h3 id="${tableId}-title">${t.usage.tableTitle}</h3>
-<div class="table-scroll" role="region" tabindex="0" aria-labelledby="${tableId}-title"><table id="${tableId}">
-<thead><tr><th scope="col">${t.usage.day}</th>${SERIES.map((series) => html`<th scope="col">${labels[series]}</th>`)}<th scope="col">${t.usage.rows}</th></tr></thead>
-<tbody>${[...days]
-    .reverse()
-    .map(
-      (day) =>
-        html`<tr><th scope="row">${shortDay(language, day.day)}</th>${SERIES.map((series) => html`<td>${count(language, day[series])}</td>`)}<td>${count(language, day.rows)}</td></tr>`,
-    )}</tbody>
-</table></div>
+${usageTable(context, tableId, days, labels)}
 </section>`;
 }

@@ -1,5 +1,6 @@
 import { EVENT_TYPES } from '../../journal/events.ts';
 import type { DeliveryView, EndpointView } from '../../notifications/endpoints.service.ts';
+import { lastAnswer } from '../delivery-failure.ts';
 import { dateTime } from '../format.ts';
 import { field, form, submit } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';
@@ -14,6 +15,9 @@ export const endpointPath = (keyPath: string, endpointId: string) =>
 
 /** The form field of one event type: a name of its own (a repeated field is refused). */
 export const eventField = (type: string) => `event-${type.replace('.', '-')}`;
+
+/** A phrase as a label starts: with a capital. */
+const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
 
 const at = (context: PageContext, iso: string | null) =>
   dateTime(context.language, iso === null ? null : Date.parse(iso));
@@ -78,13 +82,34 @@ ${field({ name: 'url', label: t.webhooks.url, hint: t.webhooks.urlHint, maxLengt
 <p class="hint">${t.webhooks.whichHint}</p>
 ${EVENT_TYPES.map(
   (type) =>
-    html`<div class="field check"><input type="checkbox" id="${eventField(type)}" name="${eventField(type)}" value="1"><label for="${eventField(type)}"><code>${type}</code>: ${t.webhooks.eventMeaning[type]}</label></div>`,
+    html`<div class="field check"><input type="checkbox" id="${eventField(type)}" name="${eventField(type)}" value="1"><label for="${eventField(type)}">${sentence(t.webhooks.eventMeaning[type] ?? type)} <span class="muted"><code>${type}</code></span></label></div>`,
 )}
 </fieldset>
 ${submit(t.webhooks.add)}`,
   'add-endpoint',
 )}
 </section>`;
+}
+
+/** What removing an endpoint does, said before it is done; works without JavaScript. */
+export function removeConfirmPage(
+  context: PageContext,
+  keyPath: string,
+  endpoint: { id: string; url: string },
+): SafeHtml {
+  const { t } = context;
+  return layout(
+    context,
+    t.webhooks.removeTitle,
+    html`${notice('alert', t.webhooks.removeConsequence(endpoint.url))}
+${form(
+  `${endpointPath(keyPath, endpoint.id)}/remove`,
+  csrfField(context),
+  html`<input type="hidden" name="confirmed" value="1">
+${submit(t.webhooks.removeConfirm, 'danger')}`,
+)}
+<p><a href="${keyPath}">${t.keys.cancel}</a></p>`,
+  );
 }
 
 /** An endpoint's secret, once: after adding it or giving it a new one. */
@@ -111,12 +136,10 @@ export function secretPage(
 
 function deliveryRow(context: PageContext, path: string, delivery: DeliveryView): SafeHtml {
   const { t } = context;
-  const outcome =
-    delivery.lastStatus !== null
-      ? `HTTP ${delivery.lastStatus}`
-      : delivery.lastError !== null
-        ? delivery.lastError
-        : '';
+  const answer = lastAnswer(t, delivery.lastStatus, delivery.lastError);
+  const outcome = answer.words
+    ? html`${answer.words}<br><span class="muted technical">${answer.technical}</span>`
+    : answer.technical;
   return html`<tr>
 <td>${at(context, delivery.createdAt)}</td>
 <td><code>${delivery.event}</code></td>
