@@ -199,7 +199,7 @@ function startRelayProcess(
   env: Record<string, string>,
   onLine: (line: string) => void,
 ): ChildProcess {
-  const child = spawn(join(ROOT, 'packages/relay/bin/hadir-relay'), [], {
+  const child = spawn(join(ROOT, 'packages/relay/dev/hadir-relay'), [], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -9,7 +9,7 @@ import { exitOf } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { spawnOwned } from '../helpers/owned-processes.ts';
 
-const MCP_BIN = new URL('../../packages/mcp/bin/hadir-mcp', import.meta.url).pathname;
+const MCP_BIN = new URL('../../packages/mcp/dev/hadir-mcp', import.meta.url).pathname;
 const WEDDING = 'pernikahan-rina-bayu';
 
 type Text = { type: string; text: string };

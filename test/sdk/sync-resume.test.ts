@@ -14,7 +14,7 @@ import { createTestDatabaseUrl } from '../helpers/stores.ts';
 import { until } from '../helpers/until.ts';
 
 const at = (second: number) => new Date(Date.UTC(2026, 10, 1) + second * 1000).toISOString();
-const SYNC_BIN = new URL('../../packages/sync/bin/hadir-sync', import.meta.url).pathname;
+const SYNC_BIN = new URL('../../packages/sync/dev/hadir-sync', import.meta.url).pathname;
 const ROWS = 3000;
 
 async function all<T>(rows: AsyncIterable<T>): Promise<T[]> {
@@ -177,7 +177,7 @@ describe('hadir-sync resumes, explains and exports', () => {
       expect(stopped).toBeGreaterThanOrEqual(50);
       expect(stopped).toBeLessThan(ROWS);
 
-      const rerun = await runProgram('packages/sync/bin/hadir-sync', args, {
+      const rerun = await runProgram('packages/sync/dev/hadir-sync', args, {
         HADIR_API_KEY: apiKey,
       });
       expect(rerun.status).toBe(0);
@@ -188,7 +188,7 @@ describe('hadir-sync resumes, explains and exports', () => {
       expect(new Set(rows.map((row) => row.id)).size).toBe(ROWS);
 
       const again = await runProgram(
-        'packages/sync/bin/hadir-sync',
+        'packages/sync/dev/hadir-sync',
         [...args, '--restart', '--full'],
         {
           HADIR_API_KEY: apiKey,
@@ -209,7 +209,7 @@ describe('hadir-sync resumes, explains and exports', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const result = await runProgram(
-      'packages/sync/bin/hadir-sync',
+      'packages/sync/dev/hadir-sync',
       ['--base-url', `http://127.0.0.1:${port}`, '--all', '--to', `sqlite:${mirrorFile()}`],
       { HADIR_API_KEY: apiKey },
     );
@@ -226,7 +226,7 @@ describe('hadir-sync resumes, explains and exports', () => {
     const folder = mkdtempSync(join(tmpdir(), 'hadir-export-'));
     const to = `sqlite:${folder}/mirror.sqlite`;
     const synced = await runProgram(
-      'packages/sync/bin/hadir-sync',
+      'packages/sync/dev/hadir-sync',
       ['--base-url', baseUrl, '--all', '--to', to, '--export', 'csv', `${folder}/out.csv`],
       { HADIR_API_KEY: apiKey },
     );
@@ -242,7 +242,7 @@ describe('hadir-sync resumes, explains and exports', () => {
     expect(statSync(`${folder}/out-besar.csv`).mode & 0o777).toBe(0o600);
     expect(statSync(`${folder}/mirror.sqlite`).mode & 0o777).toBe(0o600);
     const utc = await runProgram(
-      'packages/sync/bin/hadir-sync',
+      'packages/sync/dev/hadir-sync',
       [
         '--to',
         to,
@@ -269,13 +269,13 @@ describe('hadir-sync resumes, explains and exports', () => {
     db.prepare("UPDATE mirror_respondents SET removed_at = ? WHERE id = 'k1'").run(at(9));
     db.close();
     const without = await runProgram(
-      'packages/sync/bin/hadir-sync',
+      'packages/sync/dev/hadir-sync',
       ['--to', to, '--campaign', 'kecil', '--export', 'jsonl', `${folder}/k.jsonl`],
       {},
     );
     expect(without.stdout).toContain('exported 0 rows');
     const withRemoved = await runProgram(
-      'packages/sync/bin/hadir-sync',
+      'packages/sync/dev/hadir-sync',
       [
         '--to',
         to,

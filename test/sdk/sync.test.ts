@@ -311,7 +311,7 @@ describe('hadir-sync export and command line', () => {
       ]);
       const folder = mkdtempSync(join(tmpdir(), 'hadir-sync-cli-'));
       const result = await runProgram(
-        'packages/sync/bin/hadir-sync',
+        'packages/sync/dev/hadir-sync',
         [
           '--base-url',
           baseUrl,
@@ -334,7 +334,7 @@ describe('hadir-sync export and command line', () => {
         'r1,2026-11-01 07:01:00,YES,Sate',
       );
       const missingKey = await runProgram(
-        'packages/sync/bin/hadir-sync',
+        'packages/sync/dev/hadir-sync',
         ['--base-url', baseUrl, '--all', '--to', `sqlite:${folder}/m.sqlite`],
         {},
       );
