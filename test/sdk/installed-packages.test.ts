@@ -197,6 +197,19 @@ describe('the client packages as a partner installs them', () => {
     }
   }, 60_000);
 
+  it("installs the platform's relay from its file, which says what to set", async () => {
+    const relay = readdirSync(PACKAGES).find((file) => file.startsWith('hadir-relay-')) as string;
+    const installed = await run(
+      'npm',
+      ['install', '--no-audit', '--no-fund', join(PACKAGES, relay)],
+      folder,
+    );
+    expect(installed.status, installed.stderr).toBe(0);
+    const started = await run('npx', ['--no', 'hadir-relay'], folder);
+    expect(started.status).toBe(2);
+    expect(started.stderr).toContain('set HADIR_INGEST_URL, HADIR_INGEST_TOKEN, RELAY_SOURCE_URL');
+  }, 60_000);
+
   it("serves only the partners' tarballs, and refuses any other name in words", async () => {
     const relay = readdirSync(PACKAGES).find((file) => file.startsWith('hadir-relay-'));
     const answer = await fetch(`${base}/developer/packages/${relay}`);
