@@ -1,4 +1,4 @@
-// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents,downloads]
+// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents,downloads,compression]
 // [--against REF]: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
 // cluster; loads every case (each right after a plain node:http ceiling); loads PostgreSQL's
 // first and deepest pages in turn with a conventional Fastify + pg server, and splits the CPU of
@@ -28,6 +28,7 @@ import {
 } from './against.ts';
 import { measureAgents } from './agents.ts';
 import { benchCases, clientHeaders, LIMIT, PAGE_ONE_PATH, serverEnv } from './cases.ts';
+import { measureCompression } from './compression.ts';
 import { perRequest, watchCpu } from './cpu-split.ts';
 import { measureDownloads } from './downloads.ts';
 import { FULL_SYNC_ROWS, measureFullSync } from './full-sync.ts';
@@ -52,7 +53,7 @@ const { values: args } = parseArgs({
     only: {
       type: 'string',
       default:
-        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents,downloads',
+        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents,downloads,compression',
     },
     against: { type: 'string' },
   },
@@ -377,6 +378,24 @@ async function main(): Promise<void> {
     const engines: Engine[] = ['sqlite', 'postgres'];
     const page = await firstPage(sqliteUrl, keys.sqlite);
     const started = Date.now();
+    if (parts.has('compression')) {
+      log('Compression: page 1 as it is, gzip and brotli, with the response cache on and off');
+      const rows = [];
+      for (const engine of engines) {
+        log(`  ${engine}`);
+        rows.push(
+          ...(await measureCompression({
+            engine,
+            databaseUrl: urls[engine],
+            key: keys[engine],
+            seconds: DURATION_S,
+            log,
+          })),
+        );
+      }
+      writeDated('compression', {}, rows);
+      if (parts.size === 1) return;
+    }
 
     const cases: CaseRow[] = [];
     let postgresPages: PostgresPages | undefined;

@@ -4,6 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { makeCertificate } from '../helpers/certificates.ts';
@@ -22,6 +23,7 @@ interface Answer {
   status: number;
   headers: http.IncomingHttpHeaders;
   body: string;
+  raw: Buffer;
 }
 
 /**
@@ -58,6 +60,7 @@ function send(
             status: response.statusCode ?? 0,
             headers: response.headers,
             body: Buffer.concat(chunks).toString('utf8'),
+            raw: Buffer.concat(chunks),
           }),
         );
       },
@@ -112,7 +115,13 @@ describe('Hadir behind nginx (deploy/nginx-hadir.conf), with TRUST_PROXY', () =>
     ca = readFileSync(cert.certFile);
     const databaseUrl = await createTestDatabaseUrl('sqlite');
     const store = await openTestStore(databaseUrl);
-    await seedCampaign(store, systemClock, { id: 'c' });
+    await seedCampaign(store, systemClock, {
+      id: 'c',
+      respondents: Array.from({ length: 40 }, (_, n) => ({
+        id: `guest-${n}`,
+        submittedAt: new Date(Date.UTC(2026, 10, 1) + n * 1000).toISOString(),
+      })),
+    });
     key = (await createTestKey(store, systemClock, [{ campaignId: 'c', fields: [] }])).key;
     await store.close();
 
@@ -199,6 +208,19 @@ describe('Hadir behind nginx (deploy/nginx-hadir.conf), with TRUST_PROXY', () =>
     expect(answer.status).toBe(200);
     expect((JSON.parse(answer.body) as { data: Array<{ id: string }> }).data[0]?.id).toBe('c');
     expect(answer.headers['strict-transport-security']).toMatch(/^max-age=31536000/);
+  });
+
+  it("passes Hadir's compressed answer on as it came, with its Vary", async () => {
+    const answer = await send(`${tls}/developer/v1/campaigns/c/respondents?limit=40`, {
+      from: '127.0.0.2',
+      ca,
+      headers: { authorization: `Bearer ${key}`, 'accept-encoding': 'br' },
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers['content-encoding']).toBe('br');
+    expect(answer.headers.vary).toContain('Accept-Encoding');
+    const page = JSON.parse(brotliDecompressSync(answer.raw).toString()) as { data: unknown[] };
+    expect(page.data).toHaveLength(40);
   });
 
   it('refuses plain HTTP through the proxy with 403 https_required, never a redirect', async () => {
