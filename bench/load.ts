@@ -11,6 +11,8 @@ export interface Load {
   headers: Record<string, string>;
   expectStatus: number;
   connections?: number;
+  /** Requests per second in all, held steady: an equal load for servers of unequal speed. */
+  rate?: number;
 }
 
 export interface LoadResult {
@@ -34,6 +36,7 @@ export async function load(
     connections: request.connections ?? CONNECTIONS,
     duration: seconds,
     headers: request.headers,
+    ...(request.rate ? { overallRate: request.rate } : {}),
     ...(request.mix ? { requests: request.mix.map((path) => ({ method: 'GET', path })) } : {}),
   });
   const rss = stopSampling();

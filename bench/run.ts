@@ -1,4 +1,4 @@
-// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents,downloads,compression]
+// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents,downloads,compression,pgbouncer]
 // [--against REF]: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
 // cluster; loads every case (each right after a plain node:http ceiling); loads PostgreSQL's
 // first and deepest pages in turn with a conventional Fastify + pg server, and splits the CPU of
@@ -38,6 +38,7 @@ import { type IngestRateRow, measureIngestRate, measureLive, measureLiveKills } 
 import { CONNECTIONS, inTurn, type Load, load } from './load.ts';
 import { type MemoryRow, measureMemory } from './memory.ts';
 import { measureNotifications, type NotificationsRow } from './notifications.ts';
+import { measurePgBouncer } from './pgbouncer.ts';
 import { measurePostgresPages, type PostgresPages } from './postgres-pages.ts';
 import { type ServerProcess, startCeiling, startHadir } from './processes.ts';
 import { measureRemovals, REMOVED, type RemovalsRow } from './removals.ts';
@@ -53,7 +54,7 @@ const { values: args } = parseArgs({
     only: {
       type: 'string',
       default:
-        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents,downloads,compression',
+        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents,downloads,compression,pgbouncer',
     },
     against: { type: 'string' },
   },
@@ -394,6 +395,12 @@ async function main(): Promise<void> {
         );
       }
       writeDated('compression', {}, rows);
+      if (parts.size === 1) return;
+    }
+    if (parts.has('pgbouncer')) {
+      log('PgBouncer: the mixed load at a steady rate, straight to PostgreSQL and through it');
+      const row = await measurePgBouncer({ databaseUrl: postgresUrl, key: keys.postgres, log });
+      writeDated('pgbouncer', { p50Ratio: 1.1 }, row);
       if (parts.size === 1) return;
     }
 

@@ -44,6 +44,11 @@ export interface Config {
   readonly redisUrl?: string;
   /** A PostgreSQL replica for data-API reads; writes and the portal use DATABASE_URL. */
   readonly databaseReadUrl?: string;
+  /**
+   * PostgreSQL itself, for the one connection that needs a session (the notification worker's
+   * LISTEN) when DATABASE_URL names a transaction pooler (`?pgbouncer=true`).
+   */
+  readonly databaseListenUrl?: string;
   /** Prometheus metrics at /metrics on this port (off when unset), bound to METRICS_HOST. */
   readonly metricsPort?: number;
   readonly metricsHost: string;
@@ -168,6 +173,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     responseCacheBytes: readResponseCacheMb(env) * 1024 * 1024,
     ...(env.REDIS_URL ? { redisUrl: readRedisUrl(env.REDIS_URL) } : {}),
     ...(env.DATABASE_READ_URL ? { databaseReadUrl: readReplicaUrl(env.DATABASE_READ_URL) } : {}),
+    ...(env.DATABASE_LISTEN_URL
+      ? { databaseListenUrl: readPostgresUrl('DATABASE_LISTEN_URL', env.DATABASE_LISTEN_URL) }
+      : {}),
     ...(env.METRICS_PORT ? { metricsPort: readInteger(env, 'METRICS_PORT', 0, 0, 65535) } : {}),
     metricsHost: env.METRICS_HOST || '127.0.0.1',
     ...(env.INGEST_PORT ? { ingestPort: readInteger(env, 'INGEST_PORT', 0, 0, 65535) } : {}),
@@ -345,6 +353,13 @@ function isLoopbackHost(host: string): boolean {
 function readRedisUrl(raw: string): string {
   if (!/^rediss?:\/\//.test(raw)) {
     throw new ConfigError(`REDIS_URL must start with redis:// or rediss://, got '${raw}'`);
+  }
+  return raw;
+}
+
+function readPostgresUrl(name: string, raw: string): string {
+  if (!/^postgres(ql)?:\/\//.test(raw)) {
+    throw new ConfigError(`${name} must be a postgres:// URL, straight to PostgreSQL`);
   }
   return raw;
 }

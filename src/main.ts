@@ -157,6 +157,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         onError: (error) =>
           logger.error({ err: error }, 'notification delivery failed; it is retried'),
         onWarning: (message, context) => logger.warn(context, message),
+        ...(config.databaseListenUrl ? { listenUrl: config.databaseListenUrl } : {}),
       })
     : undefined;
   metrics.watchNotificationQueue(

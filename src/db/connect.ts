@@ -9,7 +9,18 @@ export type { Engine, Store } from './store.ts';
 
 export type StoreLocation =
   | { engine: 'sqlite'; path: string }
-  | { engine: 'postgres'; connectionString: string };
+  | {
+      engine: 'postgres';
+      connectionString: string;
+      /**
+       * Reached through a pooler that hands a server connection to one transaction at a time
+       * (PgBouncer in transaction mode, `?pgbouncer=true`): no feature of a session may be used.
+       */
+      transactionPooler: boolean;
+    };
+
+/** The URL parameter that says a PostgreSQL URL names a transaction pooler (Prisma's spelling). */
+const POOLER_PARAMETER = 'pgbouncer';
 
 /** Reads `sqlite:PATH` (`sqlite::memory:` for a private in-memory store) or `postgres://…`. */
 export function parseDatabaseUrl(url: string): StoreLocation {
@@ -22,7 +33,24 @@ export function parseDatabaseUrl(url: string): StoreLocation {
     }
     return { engine: 'sqlite', path };
   }
-  if (/^postgres(ql)?:\/\//.test(url)) return { engine: 'postgres', connectionString: url };
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const parsed = new URL(url);
+    const pooler = parsed.searchParams.get(POOLER_PARAMETER);
+    if (pooler === null)
+      return { engine: 'postgres', connectionString: url, transactionPooler: false };
+    if (pooler !== 'true' && pooler !== 'false') {
+      throw new ConfigError(
+        `DATABASE_URL's ${POOLER_PARAMETER} must be true or false, got '${pooler}'`,
+      );
+    }
+    // Hadir's own parameter: the driver (and pg_dump) would refuse it.
+    parsed.searchParams.delete(POOLER_PARAMETER);
+    return {
+      engine: 'postgres',
+      connectionString: parsed.href,
+      transactionPooler: pooler === 'true',
+    };
+  }
   throw new ConfigError(
     `DATABASE_URL must start with sqlite: or postgres://, got '${url.split(':')[0]}:…'`,
   );
@@ -67,6 +95,7 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
     });
   }
   return openPostgresStore(location.connectionString, {
+    transactionPooler: location.transactionPooler,
     poolSize: options.poolSize ?? 10,
     timeouts: options.timeouts ?? SERVING_TIMEOUTS,
     onIdleError: options.onIdleError ?? (() => {}),

@@ -55,13 +55,15 @@ const pgTypes = {
  * and plans each once per connection instead of on every request, and hands back the rows of one
  * registered for values or tuples as arrays. Other queries run as they come.
  */
-function clientPreparing(statements: PreparedStatements): typeof pg.Client {
+function clientPreparing(statements: PreparedStatements, byName: boolean): typeof pg.Client {
   return class NamedStatementClient extends pg.Client {
     // biome-ignore lint/suspicious/noExplicitAny: pg's query() has many overloads; this forwards them.
     override query(config: any, values?: any, callback?: any): any {
       const name = typeof config === 'string' ? statements.nameOf(config) : undefined;
       if (name !== undefined && Array.isArray(values)) {
-        const query = { name, text: config, values };
+        // Behind a transaction pooler the next query may run on another server connection, which
+        // never prepared the name: the statement is sent whole, its rows still in their shape.
+        const query = byName ? { name, text: config, values } : { text: config, values };
         return statements.shapeOf(config) === 'objects'
           ? super.query(query, callback)
           : super.query({ ...query, rowMode: 'array' } satisfies pg.QueryArrayConfig, callback);
@@ -75,6 +77,8 @@ function clientPreparing(statements: PreparedStatements): typeof pg.Client {
 export function openPostgresStore(
   url: string,
   options: {
+    /** Through PgBouncer in transaction mode: no named statements, no session settings. */
+    transactionPooler?: boolean;
     poolSize: number;
     timeouts: StoreTimeouts;
     onIdleError: (error: Error) => void;
@@ -82,8 +86,9 @@ export function openPostgresStore(
 ): Store {
   const statements = new PreparedStatements();
   const { timeouts } = options;
+  const pooled = options.transactionPooler ?? false;
   const pool = new pg.Pool({
-    Client: clientPreparing(statements),
+    Client: clientPreparing(statements, !pooled),
     connectionString: url,
     types: pgTypes,
     max: options.poolSize,
@@ -91,7 +96,8 @@ export function openPostgresStore(
     connectionTimeoutMillis: timeouts.connectionMs,
     query_timeout: timeouts.queryMs,
     // No request may hold a connection for long: a runaway query is cancelled by the server.
-    statement_timeout: timeouts.statementMs,
+    // A pooler refuses it as a startup parameter; there it is the role's setting (operating.md).
+    ...(pooled ? {} : { statement_timeout: timeouts.statementMs }),
     // A peer that vanished without a word is noticed by TCP, not only by the next query.
     keepAlive: true,
     idleTimeoutMillis: 30_000,
@@ -106,6 +112,7 @@ export function openPostgresStore(
     url,
     db,
     statements,
+    transactionPooler: pooled,
     poolStats: () => ({
       total: pool.totalCount,
       idle: pool.idleCount,

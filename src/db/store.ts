@@ -16,6 +16,11 @@ export interface Store {
   readonly db: Kysely<Database>;
   readonly statements: PreparedStatements;
   /**
+   * Behind a transaction pooler (PostgreSQL through PgBouncer in transaction mode): statements
+   * are not prepared by name, and nothing that needs a session (LISTEN) goes through it.
+   */
+  readonly transactionPooler?: boolean;
+  /**
    * Moves whenever data may have changed, by any writer (SQLite only; see change-stamp.ts).
    * While it stands still, a read may be answered from the rows it read last.
    */

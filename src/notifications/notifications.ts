@@ -26,6 +26,22 @@ export interface NotificationSettings {
   onWarning?: DeliveryWorkerOptions['onWarning'];
   /** How often expiry notices and the delivery log's end are looked after. */
   housekeepingIntervalMs?: number;
+  /**
+   * Where the worker listens for commits (PostgreSQL): a connection of its own, which needs a
+   * session. The store's own URL unless it names a transaction pooler; then this one
+   * (DATABASE_LISTEN_URL, straight to PostgreSQL), or none: the worker looks more often.
+   */
+  listenUrl?: string;
+}
+
+/**
+ * Where a worker of this store listens for commits: PostgreSQL's own URL, or `given` (a direct
+ * one) behind a transaction pooler, where LISTEN cannot go; none on SQLite, nor behind a pooler
+ * without a direct URL.
+ */
+export function listenUrlOf(store: Store, given: string | undefined): string | undefined {
+  if (store.engine !== 'postgres') return undefined;
+  return given ?? (store.transactionPooler ? undefined : store.url);
 }
 
 /**
@@ -38,7 +54,8 @@ export function startNotifications(settings: NotificationSettings): {
 } {
   // Woken by each commit on PostgreSQL, a worker looks at the outbox only now and then besides
   // (retries come due, leases end); on SQLite, where imports run in another process, often.
-  const woken = settings.store.engine === 'postgres';
+  const listenUrl = listenUrlOf(settings.store, settings.listenUrl);
+  const woken = listenUrl !== undefined;
   // Connections are bounded: one per request in flight, and a few kept idle.
   const agents =
     settings.sender.agents ?? notificationAgents(DEFAULT_CONCURRENCY, settings.sender.timeoutMs);
@@ -54,8 +71,8 @@ export function startNotifications(settings: NotificationSettings): {
     onError: settings.onError,
   });
   worker.start();
-  const wakeUps = woken
-    ? deliveryWakeUps(settings.store, () => worker.wake(), settings.onError)
+  const wakeUps = listenUrl
+    ? deliveryWakeUps(listenUrl, () => worker.wake(), settings.onError)
     : undefined;
   const housekeeping = async () => {
     const now = settings.clock.now();

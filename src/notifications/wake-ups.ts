@@ -1,6 +1,5 @@
 import pg from 'pg';
 import { DELIVERIES_CHANNEL } from '../db/schema.ts';
-import type { Store } from '../db/store.ts';
 
 /** How long a lost listening connection waits before it tries again. */
 const RECONNECT_MS = 1_000;
@@ -15,14 +14,14 @@ export interface WakeUps {
  * PostgreSQL: calls `wake` when a commit added deliveries (see migration 0010), on a connection
  * of its own outside the pool, so that a worker sends at once instead of at its next look.
  * A lost connection is made again after a second, and `wake` is called once it listens: what
- * was committed meanwhile is not missed. SQLite has none: undefined.
+ * was committed meanwhile is not missed. `url` reaches PostgreSQL with a session of its own (not
+ * through a transaction pooler, which would hand the LISTEN's connection to others).
  */
 export function deliveryWakeUps(
-  store: Store,
+  url: string,
   wake: () => void,
   onError: (error: unknown) => void,
-): WakeUps | undefined {
-  if (store.engine !== 'postgres') return undefined;
+): WakeUps {
   let current: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -41,7 +40,7 @@ export function deliveryWakeUps(
   };
   function connect() {
     const client = new pg.Client({
-      connectionString: store.url,
+      connectionString: url,
       keepAlive: true,
       connectionTimeoutMillis: 3_000,
     });

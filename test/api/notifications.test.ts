@@ -22,6 +22,7 @@ import {
   TestEventTooSoon,
 } from '../../src/notifications/endpoints.service.ts';
 import { noticeExpiringKeys } from '../../src/notifications/housekeeping.ts';
+import { listenUrlOf } from '../../src/notifications/notifications.ts';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/notifications/retry-schedule.ts';
 import { webhookSealKey } from '../../src/notifications/signing.ts';
 import { deliveryWakeUps } from '../../src/notifications/wake-ups.ts';
@@ -648,7 +649,7 @@ describe('wake-ups on PostgreSQL', () => {
     let wakes = 0;
     const errors: unknown[] = [];
     const wakeUps = deliveryWakeUps(
-      w.store,
+      w.store.url,
       () => {
         wakes += 1;
       },
@@ -690,18 +691,18 @@ describe('wake-ups on PostgreSQL', () => {
     }
   });
 
-  it('are not made on SQLite, whose worker looks often', async () => {
+  it('are not made on SQLite, whose worker looks often, nor through a transaction pooler', async () => {
     const store = await createTestStore('sqlite');
     try {
-      expect(
-        deliveryWakeUps(
-          store,
-          () => {},
-          () => {},
-        ),
-      ).toBeUndefined();
+      expect(listenUrlOf(store, undefined)).toBeUndefined();
     } finally {
       await store.close();
     }
+    const direct = 'postgres://hadir@db.example/hadir';
+    const postgres = { engine: 'postgres', url: direct } as Store;
+    expect(listenUrlOf(postgres, undefined)).toBe(direct);
+    const pooled = { engine: 'postgres', url: 'postgres://pool/hadir', transactionPooler: true };
+    expect(listenUrlOf(pooled as Store, undefined)).toBeUndefined();
+    expect(listenUrlOf(pooled as Store, direct)).toBe(direct);
   });
 });

@@ -5,6 +5,7 @@ import {
   loadConfig,
   publicUrlOf,
 } from '../../src/config.ts';
+import { parseDatabaseUrl } from '../../src/db/connect.ts';
 import { defaultMaxConnections, openFileLimit } from '../../src/http/connections.ts';
 
 describe('page threads', () => {
@@ -20,6 +21,31 @@ describe('page threads', () => {
     expect(loadConfig({ SQLITE_READER_THREADS: '3' }).pageThreads).toBe(3);
     expect(loadConfig({ SQLITE_READER_THREADS: '3', PAGE_THREADS: '1' }).pageThreads).toBe(1);
     expect(() => loadConfig({ SQLITE_READER_THREADS: '17' })).toThrow(/SQLITE_READER_THREADS/);
+  });
+});
+
+describe('a PostgreSQL URL through a transaction pooler', () => {
+  it('is marked by ?pgbouncer=true, which the driver never sees', () => {
+    expect(parseDatabaseUrl('postgres://hadir@pool:6432/hadir?pgbouncer=true')).toEqual({
+      engine: 'postgres',
+      connectionString: 'postgres://hadir@pool:6432/hadir',
+      transactionPooler: true,
+    });
+    expect(parseDatabaseUrl('postgres://hadir@db/hadir?sslmode=require&pgbouncer=false')).toEqual({
+      engine: 'postgres',
+      connectionString: 'postgres://hadir@db/hadir?sslmode=require',
+      transactionPooler: false,
+    });
+    expect(() => parseDatabaseUrl('postgres://db/hadir?pgbouncer=yes')).toThrow(
+      /pgbouncer must be true or false/,
+    );
+  });
+
+  it('takes DATABASE_LISTEN_URL for the one connection that needs a session', () => {
+    expect(loadConfig({ DATABASE_LISTEN_URL: 'postgres://db/hadir' }).databaseListenUrl).toBe(
+      'postgres://db/hadir',
+    );
+    expect(() => loadConfig({ DATABASE_LISTEN_URL: 'sqlite:./x' })).toThrow(/DATABASE_LISTEN_URL/);
   });
 });
 
