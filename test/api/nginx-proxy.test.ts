@@ -1,5 +1,4 @@
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
@@ -10,14 +9,10 @@ import { systemClock } from '../../src/clock.ts';
 import { makeCertificate } from '../helpers/certificates.ts';
 import { exitOf, startHadir } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
-import { spawnOwned } from '../helpers/owned-processes.ts';
+import { type RunningNginx, startShippedNginx } from '../helpers/nginx.ts';
 import { freePort } from '../helpers/postgres-cluster.ts';
 import { createTestDatabaseUrl, openTestStore } from '../helpers/stores.ts';
 import { until } from '../helpers/until.ts';
-
-/** Debian's nginx; NGINX_PATH names another. */
-const NGINX = process.env.NGINX_PATH ?? '/usr/sbin/nginx';
-const SITE = new URL('../../deploy/nginx-hadir.conf', import.meta.url);
 
 interface Answer {
   status: number;
@@ -70,38 +65,9 @@ function send(
   });
 }
 
-/**
- * deploy/nginx-hadir.conf as shipped, with this test's ports and certificate, and its listens on
- * 127.0.0.1 only (no test listens elsewhere).
- */
-function siteFor(
-  ports: { tls: number; plain: number; hadir: number },
-  cert: Record<string, string>,
-) {
-  const site = readFileSync(SITE, 'utf8')
-    .split('\n')
-    .filter((line) => !line.includes('listen [::]'))
-    .join('\n')
-    .replace('listen 443 ssl http2;', `listen 127.0.0.1:${ports.tls} ssl http2;`)
-    .replace('listen 80;', `listen 127.0.0.1:${ports.plain};`)
-    .replace('server 127.0.0.1:3000;', `server 127.0.0.1:${ports.hadir};`)
-    .replace(/ssl_certificate .*;/, `ssl_certificate ${cert.certFile};`)
-    .replace(/ssl_certificate_key .*;/, `ssl_certificate_key ${cert.keyFile};`);
-  // The shipped file must have held each of these: otherwise the test would run another config.
-  for (const expected of [
-    `:${ports.tls} ssl`,
-    `:${ports.plain};`,
-    `:${ports.hadir};`,
-    cert.keyFile,
-  ]) {
-    expect(site).toContain(expected);
-  }
-  return site;
-}
-
 describe('Hadir behind nginx (deploy/nginx-hadir.conf), with TRUST_PROXY', () => {
   let folder: string;
-  let nginx: ChildProcess;
+  let nginx: RunningNginx;
   let hadir: Awaited<ReturnType<typeof startHadir>>;
   let ca: Buffer;
   let key: string;
@@ -140,61 +106,14 @@ describe('Hadir behind nginx (deploy/nginx-hadir.conf), with TRUST_PROXY', () =>
       ready: /"url":"http/,
     });
 
-    const ports = { tls: await freePort(), plain: await freePort(), hadir: hadirPort };
-    writeFileSync(join(folder, 'site.conf'), siteFor(ports, cert));
-    const temp = (name: string) => `${name}_temp_path ${join(folder, name)};`;
-    writeFileSync(
-      join(folder, 'nginx.conf'),
-      [
-        // Run as root (CI), nginx would hand its workers to nobody, who cannot read this folder.
-        process.getuid?.() === 0 ? 'user root root;' : '',
-        'worker_processes 1;',
-        `pid ${join(folder, 'nginx.pid')};`,
-        `error_log ${join(folder, 'error.log')} warn;`,
-        'events { worker_connections 64; }',
-        'http {',
-        '  access_log off;',
-        `  ${temp('client_body')} ${temp('proxy')} ${temp('fastcgi')} ${temp('uwsgi')} ${temp('scgi')}`,
-        `  include ${join(folder, 'site.conf')};`,
-        '}',
-      ].join('\n'),
-    );
-    // -e: its log from the first line on, not the system's (which a user other than root cannot open).
-    nginx = spawnOwned(
-      NGINX,
-      [
-        '-p',
-        folder,
-        '-e',
-        join(folder, 'error.log'),
-        '-c',
-        join(folder, 'nginx.conf'),
-        '-g',
-        'daemon off;',
-      ],
-      {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    let errors = '';
-    nginx.stderr?.on('data', (chunk: Buffer) => {
-      errors += chunk.toString();
-    });
-    tls = `https://127.0.0.1:${ports.tls}`;
-    plain = `http://127.0.0.1:${ports.plain}`;
-    await until(async () => {
-      if (nginx.exitCode !== null) throw new Error(`nginx exited: ${errors}`);
-      return send(`${plain}/livez`, { from: '127.0.0.1' }).then(
-        () => true,
-        () => false,
-      );
-    }, 'nginx to listen');
+    nginx = await startShippedNginx(folder, [hadirPort], cert);
+    tls = nginx.tls;
+    plain = nginx.plain;
   });
 
   afterAll(async () => {
-    nginx?.kill('SIGQUIT');
+    await nginx?.stop();
     hadir?.child.kill('SIGTERM');
-    if (nginx) await exitOf(nginx);
     if (hadir) expect(await exitOf(hadir.child)).toBe(0);
     if (folder) rmSync(folder, { recursive: true, force: true });
   });
