@@ -8,6 +8,8 @@ import {
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { dataApi, dataReadsOf, rateLimitStoreOf } from './data-api/data-api.ts';
+import { ReplicaChoice, walReadings } from './data-api/replica-choice.ts';
+import { routedReads } from './data-api/routed-reads.ts';
 import type { Store } from './db/connect.ts';
 import { StoreOutage } from './db/store-outage.ts';
 import { registerReferenceRoutes } from './docs/docs.routes.ts';
@@ -80,6 +82,8 @@ export interface AppDeps {
   overloadSampleIntervalMs?: number;
   /** Where the installable client tarballs are (the build's dist/packages/ when not given). */
   packagesFolder?: string;
+  /** How far behind the replica may be before reads leave it (tests shorten it). */
+  replica?: { maxLagMs?: number };
   /** Data-API reads go here when given (a PostgreSQL replica); everything else uses `store`. */
   readStore?: Store;
   /** Where key uses are gathered (tests flush it by hand); one writing once a minute when not given. */
@@ -134,19 +138,31 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     settings: deps.portal,
   });
   app.addHook('onClose', () => portal.settle());
-  const readStore = deps.readStore ?? deps.store;
-  const reads = dataReadsOf({
-    readStore,
-    cursorKey: deps.secrets.cursorKey,
-    speedups,
-    metrics,
-    config: deps.config,
-  });
+  const readsOf = (readStore: Store) =>
+    dataReadsOf({
+      readStore,
+      cursorKey: deps.secrets.cursorKey,
+      speedups,
+      metrics,
+      config: deps.config,
+    });
+  // With a replica, each read goes to it or to the primary, as ReplicaChoice says.
+  const replicaChoice = deps.readStore
+    ? new ReplicaChoice(walReadings(deps.store, deps.readStore), deps.replica ?? {})
+    : undefined;
+  if (replicaChoice) {
+    await replicaChoice.start();
+    app.addHook('onClose', () => replicaChoice.close());
+  }
+  const reads = deps.readStore
+    ? routedReads(readsOf(deps.store), readsOf(deps.readStore))
+    : readsOf(deps.store);
+  metrics.watchPageThreads(() => reads.threadsRunning);
   const rateLimitStore = rateLimitStoreOf(deps.clock, deps.redis, deps.rateLimitStore);
   await app.register(
     dataApi({
       ...deps,
-      readStore,
+      replicaChoice,
       cursorKey: deps.secrets.cursorKey,
       reads,
       rateLimitStore,

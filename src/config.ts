@@ -44,6 +44,8 @@ export interface Config {
   readonly redisUrl?: string;
   /** A PostgreSQL replica for data-API reads; writes and the portal use DATABASE_URL. */
   readonly databaseReadUrl?: string;
+  /** How far behind DATABASE_READ_URL's replica may be before reads leave it (ms). */
+  readonly databaseReadMaxLagMs: number;
   /**
    * PostgreSQL itself, for the one connection that needs a session (the notification worker's
    * LISTEN) when DATABASE_URL names a transaction pooler (`?pgbouncer=true`).
@@ -173,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     responseCacheBytes: readResponseCacheMb(env) * 1024 * 1024,
     ...(env.REDIS_URL ? { redisUrl: readRedisUrl(env.REDIS_URL) } : {}),
     ...(env.DATABASE_READ_URL ? { databaseReadUrl: readReplicaUrl(env.DATABASE_READ_URL) } : {}),
+    databaseReadMaxLagMs: readInteger(env, 'DATABASE_READ_MAX_LAG_SECONDS', 5, 1, 3600) * 1000,
     ...(env.DATABASE_LISTEN_URL
       ? { databaseListenUrl: readPostgresUrl('DATABASE_LISTEN_URL', env.DATABASE_LISTEN_URL) }
       : {}),

@@ -86,7 +86,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   let listeningUrl = `http://${config.host}:${config.port}`;
   const ingest = { maxConcurrentBatches: config.ingestMaxConcurrentBatches };
   const app = await buildApp({
-    ...(readStore ? { readStore } : {}),
+    ...(readStore ? { readStore, replica: { maxLagMs: config.databaseReadMaxLagMs } } : {}),
     ...(redis ? { redis } : {}),
     ...(tls ? { tls } : {}),
     requireForwardedHttps: config.production && transport.kind === 'behind_proxy',

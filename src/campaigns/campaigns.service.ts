@@ -44,6 +44,8 @@ export interface DataCaller {
   ahead?: ReadAhead | undefined;
   /** Throws once the client has gone, so the answer is not read for nobody. */
   stillWaiting(): void;
+  /** The door sent this read to the replica (DATABASE_READ_URL; see replica-choice.ts). */
+  fromReplica?: boolean;
 }
 
 /**

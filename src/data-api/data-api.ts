@@ -26,6 +26,7 @@ import type { KeyUsage } from '../keys/key-usage.ts';
 import { removalsRoutes } from '../removals/removals.routes.ts';
 import type { Speedups } from '../speedups.ts';
 import { createDataReads, type DataReads } from './data-reads.ts';
+import type { ReplicaChoice } from './replica-choice.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -37,8 +38,6 @@ declare module 'fastify' {
 /** What the data API is built on (see AppDeps, where each is described). */
 export interface DataApiDeps {
   store: Store;
-  /** Where data reads go (a PostgreSQL replica, or the store). */
-  readStore: Store;
   clock: Clock;
   cursorKey: Buffer;
   config: Pick<Config, 'rateLimitPerMinute' | 'anonymousRateLimitPerMinute'> &
@@ -52,6 +51,8 @@ export interface DataApiDeps {
   accessLogger?: FastifyBaseLogger | undefined;
   /** Where the rate limit counts (see rateLimitStoreOf), shared with the guest-list files. */
   rateLimitStore: RateLimitStore;
+  /** With a replica: which reads it may answer (see replica-choice.ts). */
+  replicaChoice?: ReplicaChoice | undefined;
   overloadSampleIntervalMs?: number | undefined;
 }
 
@@ -69,7 +70,9 @@ export function rateLimitStoreOf(
 
 /** The data API's reads, built once from one speed setting (see createDataReads). */
 export function dataReadsOf(
-  deps: Pick<DataApiDeps, 'readStore' | 'cursorKey' | 'speedups' | 'metrics'> & {
+  deps: Pick<DataApiDeps, 'cursorKey' | 'speedups' | 'metrics'> & {
+    /** The store these reads go to: the primary, or a replica. */
+    readStore: Store;
     config: Partial<Pick<Config, 'responseCacheBytes' | 'pageThreads'>>;
   },
 ): DataReads {
@@ -81,7 +84,6 @@ export function dataReadsOf(
     speedups: deps.speedups,
     onCacheLookup: (hit) => metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
   });
-  metrics.watchPageThreads(() => reads.threadsRunning);
   return reads;
 }
 
@@ -94,7 +96,7 @@ export function dataReadsOf(
  */
 export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
   return async (data) => {
-    const { speedups, metrics, keyUsage, clock, reads } = deps;
+    const { speedups, metrics, keyUsage, clock, reads, replicaChoice } = deps;
     // A server starts its threads as it begins listening; built for inject alone (the tests), an
     // app starts them on first use.
     data.addHook('onListen', async () => reads.start());
@@ -138,12 +140,29 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
     });
     // The key is asked for once, before the parameters: a caller without one learns that first.
     data.addHook('preValidation', async (request) => {
+      const key = requireKey(request);
       request.caller = {
-        key: requireKey(request),
+        key,
         ahead: request.readAhead,
         stillWaiting: () => ensureClientWaiting(request),
+        fromReplica: replicaChoice?.replicaServes(key) ?? false,
       };
     });
+    // What the primary answered a key, the replica will not answer it older: the primary's
+    // position is noted before the answer leaves (see ReplicaChoice).
+    if (replicaChoice) {
+      data.addHook('onSend', async (request, reply, payload) => {
+        const caller = request.caller;
+        if (
+          caller &&
+          !caller.fromReplica &&
+          (reply.statusCode === 200 || reply.statusCode === 304)
+        ) {
+          await replicaChoice.primaryAnswered(caller.key);
+        }
+        return payload;
+      });
+    }
     data.addHook('preValidation', strictQuery);
     const access = accessLog(deps.accessLogger ?? deps.logger);
     // One hook for both: the access line, and the key's use for its holder's usage chart.

@@ -68,7 +68,11 @@ function serverUserIds(): { uid: number; gid: number } | undefined {
  * it; with `keepIn`, its data lives in that folder and is reused by the next start.
  */
 export async function startPostgresCluster(
-  options: { keepIn?: string } = {},
+  options: {
+    keepIn?: string;
+    /** A streaming replica of the cluster on this port (pg_basebackup), instead of a new one. */
+    standbyOf?: number;
+  } = {},
 ): Promise<PostgresCluster> {
   const bin = findPostgresBin();
   // The folder for sockets (and, unless kept elsewhere, the data).
@@ -81,7 +85,26 @@ export async function startPostgresCluster(
   }
   // initdb and postgres refuse to run as root, so as root they run as the `postgres` user.
   const runAs = ids ? { uid: ids.uid, gid: ids.gid } : {};
-  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+  if (options.standbyOf !== undefined) {
+    // -R writes standby.signal and the primary's address: the copy starts as its replica.
+    execFileSync(
+      join(bin, 'pg_basebackup'),
+      [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(options.standbyOf),
+        '-U',
+        'hadir',
+        '-D',
+        dataDir,
+        '-R',
+        '--checkpoint=fast',
+      ],
+      { stdio: 'pipe', cwd: folder, ...runAs, env: { ...process.env, PGCONNECT_TIMEOUT: '10' } },
+    );
+    execFileSync('chmod', ['700', dataDir], { ...runAs });
+  } else if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     if (options.keepIn && ids) {
       mkdirSync(dataDir, { recursive: true, mode: 0o700 });
       chownSync(dataDir, ids.uid, ids.gid);
