@@ -13,6 +13,8 @@ export interface Load {
   connections?: number;
   /** Requests per second in all, held steady: an equal load for servers of unequal speed. */
   rate?: number;
+  /** Each request's path, drawn anew for every request (a load nothing can share). */
+  draw?: () => string;
 }
 
 export interface LoadResult {
@@ -38,6 +40,19 @@ export async function load(
     headers: request.headers,
     ...(request.rate ? { overallRate: request.rate } : {}),
     ...(request.mix ? { requests: request.mix.map((path) => ({ method: 'GET', path })) } : {}),
+    ...(request.draw
+      ? {
+          requests: [
+            {
+              method: 'GET',
+              setupRequest: (sent: autocannon.Request) => ({
+                ...sent,
+                path: (request.draw as () => string)(),
+              }),
+            },
+          ],
+        }
+      : {}),
   });
   const rss = stopSampling();
   const statuses = result.statusCodeStats as unknown as Record<string, { count: number }>;

@@ -1,4 +1,4 @@
-// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents,downloads,compression,pgbouncer]
+// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents,downloads,compression,pgbouncer,distinct]
 // [--against REF]: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
 // cluster; loads every case (each right after a plain node:http ceiling); loads PostgreSQL's
 // first and deepest pages in turn with a conventional Fastify + pg server, and splits the CPU of
@@ -30,6 +30,7 @@ import { measureAgents } from './agents.ts';
 import { benchCases, clientHeaders, LIMIT, PAGE_ONE_PATH, serverEnv } from './cases.ts';
 import { measureCompression } from './compression.ts';
 import { perRequest, watchCpu } from './cpu-split.ts';
+import { measureDistinctPages } from './distinct-pages.ts';
 import { measureDownloads } from './downloads.ts';
 import { FULL_SYNC_ROWS, measureFullSync } from './full-sync.ts';
 import { measureHostileReceivers } from './hostile-receivers.ts';
@@ -54,7 +55,7 @@ const { values: args } = parseArgs({
     only: {
       type: 'string',
       default:
-        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents,downloads,compression,pgbouncer',
+        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents,downloads,compression,pgbouncer,distinct',
     },
     against: { type: 'string' },
   },
@@ -395,6 +396,17 @@ async function main(): Promise<void> {
         );
       }
       writeDated('compression', {}, rows);
+      if (parts.size === 1) return;
+    }
+    if (parts.has('distinct')) {
+      log('Distinct pages: page 1 of a campaign drawn at random, Hadir and a conventional server');
+      const row = await measureDistinctPages({
+        databaseUrl: postgresUrl,
+        key: keys.postgres,
+        pairs: PAIRS,
+        log,
+      });
+      writeDated('distinct-pages', { throughputRatio: 1.3, cpuRatio: 0.75 }, row);
       if (parts.size === 1) return;
     }
     if (parts.has('pgbouncer')) {
