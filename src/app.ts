@@ -10,6 +10,7 @@ import type { Config } from './config.ts';
 import { dataApi, dataReadsOf, rateLimitStoreOf } from './data-api/data-api.ts';
 import { ReplicaChoice, walReadings } from './data-api/replica-choice.ts';
 import { routedReads } from './data-api/routed-reads.ts';
+import { RedisSeenPositions } from './data-api/seen-positions.ts';
 import type { Store } from './db/connect.ts';
 import { StoreOutage } from './db/store-outage.ts';
 import { registerReferenceRoutes } from './docs/docs.routes.ts';
@@ -148,7 +149,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   // With a replica, each read goes to it or to the primary, as ReplicaChoice says.
   const replicaChoice = deps.readStore
-    ? new ReplicaChoice(walReadings(deps.store, deps.readStore), deps.replica ?? {})
+    ? new ReplicaChoice(walReadings(deps.store, deps.readStore), {
+        ...deps.replica,
+        // Shared by the instances when they share Redis: a key answered by one is not sent by
+        // another to a replica behind that answer.
+        ...(deps.redis ? { seen: new RedisSeenPositions(deps.redis) } : {}),
+      })
     : undefined;
   if (replicaChoice) {
     await replicaChoice.start();

@@ -145,7 +145,7 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
         key,
         ahead: request.readAhead,
         stillWaiting: () => ensureClientWaiting(request),
-        fromReplica: replicaChoice?.replicaServes(key) ?? false,
+        fromReplica: replicaChoice ? await replicaChoice.replicaServes(key) : false,
       };
     });
     // What the primary answered a key, the replica will not answer it older: the primary's

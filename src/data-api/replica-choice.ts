@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { LRUCache } from 'lru-cache';
 import type { Store } from '../db/store.ts';
+import { LocalSeenPositions, type SeenPositions } from './seen-positions.ts';
 
 /** A replica further behind than this is left out until it catches up. */
 export const DEFAULT_MAX_REPLICA_LAG_MS = 5_000;
@@ -16,16 +16,6 @@ export function walPosition(text: string): bigint {
 /** Who has seen which state: a key's rotation chain, as the rate limit counts it. */
 type Seer = { lineageId: string };
 
-/**
- * Whether a data read may go to the replica (DATABASE_READ_URL). A client never reads older data
- * than it has seen: each time the primary answers a key, the primary's WAL position after that
- * read is remembered for the key, and the replica answers the key again only once it has replayed
- * that far. Nor is a replica more than `maxLagMs` behind used at all: its lag is how long ago the
- * primary was first seen past the position the replica has replayed. What this process served
- * before it started is covered by the primary's position at its start, the floor of every key.
- * Positions are kept per process: with several instances and a replica, keep each client on one
- * instance (or leave the replica out).
- */
 /** Where the primary's WAL is, and how far the replica has replayed it (undefined: not at all). */
 export interface WalReadings {
   primary(): Promise<bigint>;
@@ -52,11 +42,20 @@ export function walReadings(primary: Store, replica: Store): WalReadings {
   };
 }
 
+/**
+ * Whether a data read may go to the replica (DATABASE_READ_URL). A client never reads older data
+ * than it has seen: each time the primary answers a key, the primary's WAL position after that
+ * read is remembered for the key, and the replica answers the key again only once it has replayed
+ * that far. Nor is a replica more than `maxLagMs` behind used at all: its lag is how long ago the
+ * primary was first seen past the position the replica has replayed. What this process served
+ * before it started is covered by the primary's position at its start, the floor of every key.
+ * The keys' positions are kept in this process, or, with Redis, where every instance sees them.
+ */
 export class ReplicaChoice {
   readonly #readings: WalReadings;
   readonly #maxLagMs: number;
   readonly #now: () => number;
-  readonly #seen = new LRUCache<string, bigint>({ max: 100_000 });
+  readonly #seen: SeenPositions;
   /** The primary's position as read, oldest first, for the replica's lag. */
   #samples: Array<{ at: number; position: bigint }> = [];
   #floor: bigint | undefined;
@@ -65,8 +64,12 @@ export class ReplicaChoice {
   #timer: NodeJS.Timeout | undefined;
   #polling: Promise<void> | undefined;
 
-  constructor(readings: WalReadings, options: { maxLagMs?: number; now?: () => number } = {}) {
+  constructor(
+    readings: WalReadings,
+    options: { maxLagMs?: number; now?: () => number; seen?: SeenPositions } = {},
+  ) {
     this.#readings = readings;
+    this.#seen = options.seen ?? new LocalSeenPositions();
     this.#maxLagMs = options.maxLagMs ?? DEFAULT_MAX_REPLICA_LAG_MS;
     this.#now = options.now ?? Date.now;
   }
@@ -89,19 +92,19 @@ export class ReplicaChoice {
   }
 
   /** Whether the replica may answer this key: in time, and past everything the key has seen. */
-  replicaServes(key: Seer): boolean {
+  async replicaServes(key: Seer): Promise<boolean> {
     const replayed = this.#replayed;
     if (replayed === undefined || this.#floor === undefined) return false;
     if (this.#lagMs > this.#maxLagMs) return false;
-    const seen = this.#seen.get(key.lineageId) ?? this.#floor;
-    return replayed >= seen;
+    // Where the shared positions cannot be read, the primary answers: never an older page.
+    const seen = await this.#seen.get(key.lineageId).catch(() => null);
+    if (seen === null) return false;
+    return replayed >= (seen ?? this.#floor);
   }
 
   /** After the primary answered the key: its position now is at least what the key saw. */
   async primaryAnswered(key: Seer): Promise<void> {
-    const position = await this.#readings.primary();
-    const before = this.#seen.get(key.lineageId);
-    if (before === undefined || position > before) this.#seen.set(key.lineageId, position);
+    await this.#seen.raise(key.lineageId, await this.#readings.primary());
   }
 
   /** One reading of both positions; a failed replica reading leaves it out until the next. */
