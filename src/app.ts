@@ -6,7 +6,7 @@ import {
   registerPackageRoutes,
 } from './client-packages/client-packages.ts';
 import type { Clock } from './clock.ts';
-import type { Config } from './config.ts';
+import { type Config, DEFAULT_RESPONSE_CACHE_MB } from './config.ts';
 import { dataApi, dataReadsOf, rateLimitStoreOf } from './data-api/data-api.ts';
 import { ReplicaChoice, walReadings } from './data-api/replica-choice.ts';
 import { routedReads } from './data-api/routed-reads.ts';
@@ -139,12 +139,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     settings: deps.portal,
   });
   app.addHook('onClose', () => portal.settle());
-  const readsOf = (readStore: Store) =>
+  // With a replica there are two sets of reads, which share the response cache's budget.
+  const cacheBytes = deps.config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024;
+  const readsOf = (readStore: Store, share: number) =>
     dataReadsOf({
       readStore,
       cursorKey: deps.secrets.cursorKey,
       speedups,
       metrics,
+      responseCacheBytes: Math.floor(cacheBytes * share),
       config: deps.config,
     });
   // With a replica, each read goes to it or to the primary, as ReplicaChoice says.
@@ -161,8 +164,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app.addHook('onClose', () => replicaChoice.close());
   }
   const reads = deps.readStore
-    ? routedReads(readsOf(deps.store), readsOf(deps.readStore))
-    : readsOf(deps.store);
+    ? routedReads(readsOf(deps.store, 0.5), readsOf(deps.readStore, 0.5))
+    : readsOf(deps.store, 1);
   metrics.watchPageThreads(() => reads.threadsRunning);
   const rateLimitStore = rateLimitStoreOf(deps.clock, deps.redis, deps.rateLimitStore);
   await app.register(

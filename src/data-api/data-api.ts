@@ -3,12 +3,7 @@ import type { Redis } from 'ioredis';
 import { campaignRoutes } from '../campaigns/campaigns.routes.ts';
 import type { DataCaller, ReadAhead } from '../campaigns/campaigns.service.ts';
 import type { Clock } from '../clock.ts';
-import {
-  type Config,
-  DEFAULT_MAX_EVENT_LOOP_DELAY_MS,
-  DEFAULT_PAGE_THREADS,
-  DEFAULT_RESPONSE_CACHE_MB,
-} from '../config.ts';
+import { type Config, DEFAULT_MAX_EVENT_LOOP_DELAY_MS, DEFAULT_PAGE_THREADS } from '../config.ts';
 import type { Store } from '../db/store.ts';
 import { accessLog } from '../http/access-log.ts';
 import { authenticateKey, requireKey } from '../http/key-auth.ts';
@@ -73,18 +68,19 @@ export function dataReadsOf(
   deps: Pick<DataApiDeps, 'cursorKey' | 'speedups' | 'metrics'> & {
     /** The store these reads go to: the primary, or a replica. */
     readStore: Store;
-    config: Partial<Pick<Config, 'responseCacheBytes' | 'pageThreads'>>;
+    /** The response cache's budget for these reads. */
+    responseCacheBytes: number;
+    config: Partial<Pick<Config, 'pageThreads'>>;
   },
 ): DataReads {
   const { metrics } = deps;
-  const reads = createDataReads(deps.readStore, {
+  return createDataReads(deps.readStore, {
     cursorKey: deps.cursorKey,
     pageThreads: deps.config.pageThreads ?? DEFAULT_PAGE_THREADS,
-    responseCacheBytes: deps.config.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_MB * 1024 * 1024,
+    responseCacheBytes: deps.responseCacheBytes,
     speedups: deps.speedups,
     onCacheLookup: (hit) => metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
   });
-  return reads;
 }
 
 /**

@@ -1,8 +1,9 @@
 import { once } from 'node:events';
-import type { Writable } from 'node:stream';
+import { PassThrough, type Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import type { WholeCampaign } from '../campaigns/campaigns.service.ts';
 import type { ProjectedRespondent } from '../campaigns/pages/respondent-line.ts';
+import { jakartaDay } from '../keys/key-usage.ts';
 import { JAKARTA_OFFSET_MS } from '../time-units.ts';
 import type { GuestListFormat } from './guest-list.ts';
 
@@ -40,7 +41,7 @@ export function guestListFileName(
   format: GuestListFormat,
 ): string {
   const safe = campaign.slug.replace(/[^A-Za-z0-9._-]+/g, '-') || campaign.id;
-  return `${safe}-${jakartaTime(now).slice(0, 10)}.${format}`;
+  return `${safe}-${jakartaDay(now)}.${format}`;
 }
 
 /** The reader went away: the file is not written on for nobody. */
@@ -69,7 +70,6 @@ const SHEET_BYTES_IN_FLIGHT = 1024 * 1024;
 interface SheetPipe {
   _writableState?: { length: number };
   _readableState?: { length: number };
-  once(event: 'drain' | 'close', listener: () => void): void;
 }
 
 /**
@@ -81,11 +81,10 @@ interface SheetPipe {
 async function sheetDrained(sheet: ExcelJS.Worksheet): Promise<void> {
   const pipe = (sheet as unknown as { stream?: { pipes?: SheetPipe[] } }).stream?.pipes?.[0];
   const inFlight = () => (pipe?._writableState?.length ?? 0) + (pipe?._readableState?.length ?? 0);
+  // Looked at again every few ms: the stream's own 'drain' comes only after a write it refused,
+  // which ExcelJS never notices.
   while (pipe && inFlight() > SHEET_BYTES_IN_FLIGHT) {
-    await new Promise<void>((resolve) => {
-      pipe.once('drain', resolve);
-      setTimeout(resolve, 5);
-    });
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 
@@ -154,8 +153,12 @@ export async function writeXlsx(
   out: Writable,
   written: (rows: number) => void = () => {},
 ): Promise<number> {
+  // The zip ends the stream it writes to; `out` stays open for its owner, as with the CSV.
+  const zipped = new PassThrough();
+  zipped.pipe(out, { end: false });
+  const zipEnded = once(zipped, 'end');
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
-    stream: out,
+    stream: zipped,
     useStyles: true,
     useSharedStrings: false,
   });
@@ -191,5 +194,6 @@ export async function writeXlsx(
   }
   sheet.commit();
   await workbook.commit();
+  await zipEnded;
   return rows;
 }

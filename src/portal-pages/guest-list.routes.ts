@@ -55,21 +55,29 @@ export function registerGuestListRoutes(
         .header('content-disposition', `attachment; filename="${name}"`);
       const write = format === 'xlsx' ? writeXlsx : writeCsv;
       let rows = 0;
-      let complete = false;
       const counted = (written: number) => {
         rows = written;
       };
-      void write(list, t.keys.guestListHeadings, body, counted)
-        .then(() => {
-          complete = true;
+      // The download is counted and audited before its last byte leaves: a holder who has the
+      // whole file finds it in the usage and the audit log.
+      const finish = (complete: boolean) =>
+        list
+          .finish({ rows, complete })
+          .catch((error: unknown) =>
+            request.log.error({ err: error }, 'guest list download not counted'),
+          );
+      void write(list, t.keys.guestListHeadings, body, counted).then(
+        async () => {
+          await finish(true);
           body.end();
-        })
-        .catch((error: unknown) => {
+        },
+        async (error: unknown) => {
           // Past the headers an error can only cut the file short; it is logged, never shown.
           if (!body.destroyed) request.log.error({ err: error }, 'guest list cut short');
           body.destroy();
-        })
-        .finally(() => list.finish({ rows, complete }).catch(() => {}));
+          await finish(false);
+        },
+      );
       return reply.send(body);
     });
   }

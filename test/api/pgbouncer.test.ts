@@ -5,6 +5,7 @@ import { migrateDatabase } from '../../src/db/migrate.ts';
 import { findKeyByHash } from '../../src/keys/keys.repository.ts';
 import { exitOf, runHadirInProcess, startHadir, TEST_SECRET_ENV } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
+import { postBatch } from '../helpers/ingest-batch.ts';
 import { type PgBouncer, startPgBouncer } from '../helpers/pgbouncer.ts';
 import { TestReceiver } from '../helpers/receiver.ts';
 import { createEmptyPostgresUrl } from '../helpers/stores.ts';
@@ -94,22 +95,16 @@ describe('Hadir behind PgBouncer 1.18 in transaction mode', () => {
       const first = (await answers[0]?.json()) as { data: Array<{ id: string }> };
       expect(first.data.map((row) => row.id)).toHaveLength(10);
 
-      const batch = await fetch(`${base}/ingest/v1/batches`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/x-ndjson',
-          'idempotency-key': 'through-the-pooler',
-        },
-        body: `${JSON.stringify({
+      const batch = await postBatch(base, token, 'through-the-pooler', [
+        {
           type: 'respondent',
           id: 'satu-baru',
           campaignId: 'satu',
           submittedAt: '2026-11-20T00:00:00Z',
           attendanceStatus: 'YES',
           answers: { nama: 'Tamu Baru' },
-        })}\n`,
-      });
+        },
+      ]);
       expect(batch.status, await batch.clone().text()).toBe(200);
       const read = await fetch(
         `${base}/developer/v1/campaigns/satu/respondents?since=2026-11-19T00:00:00Z`,

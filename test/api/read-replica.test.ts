@@ -80,7 +80,7 @@ describe('DATABASE_READ_URL: a streaming replica whose replay is paused', () => 
     });
   }, 90_000);
   afterAll(async () => {
-    await app?.close();
+    await app?.close().catch(() => {});
     await primary?.close();
     await replica?.close();
     await standby?.stop();
@@ -139,8 +139,15 @@ describe('DATABASE_READ_URL: a streaming replica whose replay is paused', () => 
     }
   });
 
-  it('keeps writes off the replica: a key’s last use lands on the primary', async () => {
-    const standbyState = await onStandby('SELECT pg_is_in_recovery() AS recovering');
-    expect(standbyState.recovering).toBe(true);
+  it("writes a key's last use to the primary, the standby only replaying", async () => {
+    // Closing writes the keys' last uses still pending (see KeyUsage).
+    await app.close();
+    const used = await primary.db
+      .selectFrom('api_keys')
+      .select('last_used_at')
+      .where('last_used_at', 'is not', null)
+      .execute();
+    expect(used).toHaveLength(keys.length);
+    expect((await onStandby('SELECT pg_is_in_recovery() AS recovering')).recovering).toBe(true);
   });
 });

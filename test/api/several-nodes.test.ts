@@ -7,6 +7,7 @@ import type { Store } from '../../src/db/connect.ts';
 import { makeCertificate } from '../helpers/certificates.ts';
 import { exitOf, runHadirInProcess, startHadir } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
+import { postBatch } from '../helpers/ingest-batch.ts';
 import { type RunningNginx, startShippedNginx } from '../helpers/nginx.ts';
 import { freePort } from '../helpers/postgres-cluster.ts';
 import { TestReceiver } from '../helpers/receiver.ts';
@@ -113,22 +114,16 @@ describe('three serve processes on one PostgreSQL and one Redis, behind the ship
   it('shows a change committed through one node on every node at once, cached pages included', async () => {
     // Each node has the page in its cache.
     for (const node of nodes) expect((await read(node.url, reader)).status).toBe(200);
-    const committed = await fetch(`${nodes[0]?.url}/ingest/v1/batches`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/x-ndjson',
-        'idempotency-key': 'across-nodes',
-      },
-      body: `${JSON.stringify({
+    const committed = await postBatch((nodes[0] as Node).url, token, 'across-nodes', [
+      {
         type: 'respondent',
         id: 'baru',
         campaignId: 'c',
         submittedAt: '2026-11-20T00:00:00Z',
         attendanceStatus: 'YES',
         answers: { nama: 'Tamu Baru' },
-      })}\n`,
-    });
+      },
+    ]);
     expect(committed.status).toBe(200);
     const at = Date.now();
     for (const node of nodes) {
@@ -144,15 +139,9 @@ describe('three serve processes on one PostgreSQL and one Redis, behind the ship
   it('delivers each notification once, whichever node sends it', async () => {
     for (let n = 0; n < 6; n++) {
       const node = nodes[n % NODES] as Node;
-      const answer = await fetch(`${node.url}/ingest/v1/batches`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/x-ndjson',
-          'idempotency-key': `batch-${n}`,
-        },
-        body: `${JSON.stringify({ type: 'deletion', respondentId: `r${n % 5}` })}\n`,
-      });
+      const answer = await postBatch(node.url, token, `batch-${n}`, [
+        { type: 'deletion', respondentId: `r${n % 5}` },
+      ]);
       expect(answer.status).toBe(200);
     }
     const unsettled = () =>

@@ -108,7 +108,7 @@ describe('the client packages as a partner installs them', () => {
       .map((line) => line.replaceAll('&#x2F;', '/'));
   }, 60_000);
   afterAll(async () => {
-    rmSync(folder, { recursive: true, force: true });
+    if (folder) rmSync(folder, { recursive: true, force: true });
     await t?.close();
     await smtp?.close();
   });

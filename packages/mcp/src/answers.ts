@@ -75,3 +75,16 @@ export function shortened(value: string | string[], limit = MAX_VALUE_CHARS): st
       : `${text.slice(0, limit)}… (cut: ${text.length} characters in all)`;
   return Array.isArray(value) ? value.map(cut) : cut(value);
 }
+
+/** The most rows of `count` that fit one answer, with long answers cut shorter if need be. */
+export function shortest<Body>(
+  count: number,
+  bodyOf: (shown: number, valueLimit?: number) => Body,
+): Body {
+  const shown = fittingCount(count, bodyOf);
+  for (const valueLimit of [undefined, 500, 100]) {
+    const body = bodyOf(shown, valueLimit);
+    if (fits(body)) return body;
+  }
+  return bodyOf(shown, 20);
+}

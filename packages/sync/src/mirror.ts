@@ -1,8 +1,6 @@
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { Campaign, FieldDefinition, Respondent, Summary } from '@hadir/client';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import type { Kysely } from 'kysely';
+import { connectMirror } from './mirror-connection.js';
 import {
   isoOf,
   jsonOf,
@@ -10,7 +8,6 @@ import {
   type MirrorTables,
   prepareMirror,
 } from './mirror-schema.js';
-import { openSqliteFile } from './sqlite-file.js';
 
 export interface MirrorRow {
   campaignId: string;
@@ -71,36 +68,7 @@ export class Mirror {
 
   /** Opens `sqlite:PATH` or `postgres://…`, creating or upgrading the mirror tables. */
   static async open(url: string): Promise<Mirror> {
-    let db: Kysely<MirrorTables>;
-    let engine: MirrorEngine;
-    let rebuild: (() => void) | undefined;
-    if (url.startsWith('sqlite:')) {
-      const path = url.slice('sqlite:'.length);
-      if (path !== ':memory:') {
-        mkdirSync(dirname(path), { recursive: true });
-        // Attendees' personal data: the file (and the log files SQLite makes beside it with the
-        // same permissions) is its owner's only.
-        closeSync(openSync(path, 'a', 0o600));
-        chmodSync(path, 0o600);
-      }
-      const file = openSqliteFile(path);
-      file.exec('PRAGMA journal_mode = WAL');
-      // A cleared row's old answers are overwritten, not left in a free part of the file.
-      file.exec('PRAGMA secure_delete = ON');
-      db = new Kysely({ dialect: new SqliteDialect({ database: file.database }) });
-      engine = 'sqlite';
-      rebuild = () => {
-        file.exec('VACUUM');
-        file.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-      };
-    } else if (/^postgres(ql)?:\/\//.test(url)) {
-      db = new Kysely({
-        dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) }),
-      });
-      engine = 'postgres';
-    } else {
-      throw new Error(`--to must be sqlite:PATH or postgres://…, got '${url.split(':')[0]}:…'`);
-    }
+    const { db, engine, rebuild } = connectMirror(url);
     await prepareMirror(db, engine);
     return new Mirror(db, engine, rebuild);
   }
