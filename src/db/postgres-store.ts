@@ -1,7 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { compactPostgres } from './postgres-compaction.ts';
-import { PreparedStatements } from './prepared-statements.ts';
+import { HandOff, PreparedStatements } from './prepared-statements.ts';
 import type { Database } from './schema.ts';
 import type { Store } from './store.ts';
 
@@ -53,7 +53,7 @@ const pgTypes = {
 /**
  * A pg client that runs a store's prepared queries as named statements: PostgreSQL then parses
  * and plans each once per connection instead of on every request, and hands back the rows of one
- * registered for values or tuples as arrays. Other queries run as they come.
+ * registered for values as arrays, or boxed (see HandOff in prepared-statements.ts). Other queries run as they come.
  */
 function clientPreparing(statements: PreparedStatements, byName: boolean): typeof pg.Client {
   return class NamedStatementClient extends pg.Client {
@@ -64,9 +64,16 @@ function clientPreparing(statements: PreparedStatements, byName: boolean): typeo
         // Behind a transaction pooler the next query may run on another server connection, which
         // never prepared the name: the statement is sent whole, its rows still in their shape.
         const query = byName ? { name, text: config, values } : { text: config, values };
-        return statements.shapeOf(config) === 'objects'
-          ? super.query(query, callback)
-          : super.query({ ...query, rowMode: 'array' } satisfies pg.QueryArrayConfig, callback);
+        const shape = statements.shapeOf(config);
+        if (shape === 'objects') return super.query(query, callback);
+        const arrays = { ...query, rowMode: 'array' } satisfies pg.QueryArrayConfig;
+        if (shape !== 'handed-off') return super.query(arrays, callback);
+        if (callback) throw new Error('a handed-off statement is read through its promise');
+        // Boxed as they arrive: the query, and its result once answered, hold only the boxes.
+        return (super.query(arrays) as Promise<pg.QueryArrayResult>).then((result) => {
+          result.rows = result.rows.map((row) => new HandOff(row[0]) as unknown as unknown[]);
+          return result;
+        });
       }
       return super.query(config, values, callback);
     }

@@ -1,6 +1,6 @@
 import type { CompiledQuery } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import type { RowShape } from './prepared-statements.ts';
+import { HandOff, type RowShape } from './prepared-statements.ts';
 import type { Store } from './store.ts';
 
 /** Marks where an argument goes while the query is compiled; never sent to a database. */
@@ -96,7 +96,7 @@ export function preparedQuery<Args extends readonly unknown[], Row>(
 
 /**
  * A prepared query (see preparedQuery) selecting one column named `value`, answered as the list
- * of values, without a row object each (the hot page query reads hundreds of rows per request).
+ * of values, without a row object each.
  */
 export function preparedColumnQuery<Args extends readonly unknown[], Value>(
   build: Builder<Args, { value: Value }>,
@@ -112,14 +112,16 @@ export function preparedColumnQuery<Args extends readonly unknown[], Value>(
 }
 
 /**
- * A prepared query (see preparedQuery) answered as arrays of its columns' values, in the order
- * the query selects them, without a row object each. `Tuple` must list the selected columns'
- * types in that order.
+ * A prepared query (see preparedQuery) selecting one column named `value` of at most one row, its
+ * value handed over in a HandOff (null when there is no row): for one large value that neither
+ * the driver nor an awaiting caller should keep referring to (see HandOff in prepared-statements.ts).
  */
-export function preparedTupleQuery<Args extends readonly unknown[], Tuple extends unknown[]>(
-  build: Builder<Args, unknown>,
-): (store: Store, ...args: Args) => Promise<Tuple[]> {
-  const compile = compileOnce(build, 'tuples');
-  return async (store, ...args) =>
-    (await store.db.executeQuery(compile(store, args))).rows as Tuple[];
+export function preparedHandOffQuery<Args extends readonly unknown[], Value>(
+  build: Builder<Args, { value: Value }>,
+): (store: Store, ...args: Args) => Promise<HandOff<Value | null>> {
+  const compile = compileOnce(build, 'handed-off');
+  return async (store, ...args) => {
+    const rows = (await store.db.executeQuery(compile(store, args))).rows as unknown[];
+    return (rows[0] as HandOff<Value | null> | undefined) ?? new HandOff<Value | null>(null);
+  };
 }

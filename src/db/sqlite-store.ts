@@ -17,7 +17,7 @@ import {
   type Warn,
 } from '../file-modes.ts';
 import { sqliteChangeTracking } from './change-stamp.ts';
-import { PreparedStatements } from './prepared-statements.ts';
+import { HandOff, PreparedStatements } from './prepared-statements.ts';
 import type { Database } from './schema.ts';
 import type { Store } from './store.ts';
 
@@ -41,13 +41,24 @@ function withStatementCache(
       if (!statement) {
         const prepared = database.prepare(text);
         const shape = statements.shapeOf(text);
-        if (shape === 'values') prepared.pluck(true);
-        else if (shape === 'tuples') prepared.raw(true);
+        if (shape === 'values' || shape === 'handed-off') prepared.pluck(true);
         statement = prepared.readonly ? prepared : countingWrites(prepared, noteWrite);
+        if (shape === 'handed-off') statement = handingOff(statement);
         cache.set(text, statement);
       }
       return statement;
     },
+  };
+}
+
+/** A reading statement whose plucked values come back each in a HandOff. */
+function handingOff(statement: SqliteStatement): SqliteStatement {
+  return {
+    reader: statement.reader,
+    all: (parameters: readonly unknown[]) =>
+      statement.all(parameters).map((value: unknown) => new HandOff(value)),
+    run: (parameters: readonly unknown[]) => statement.run(parameters),
+    iterate: (parameters: readonly unknown[]) => statement.iterate(parameters),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PageRequest, writePage } from '../../src/campaigns/pages/page-body.ts';
-import { findRespondentLines } from '../../src/campaigns/pages/page-rows.repository.ts';
+import { readPageText } from '../../src/campaigns/pages/page-rows.repository.ts';
 import { type PageThreadSource, PageThreads } from '../../src/campaigns/pages/page-threads.ts';
 import { RESPONDENT_POSITIONS } from '../../src/campaigns/pages/respondent-line.ts';
 import { Metrics } from '../../src/http/metrics.ts';
@@ -113,7 +113,8 @@ describe.each(ENGINES)('page threads on %s', (engine) => {
   /** The page as this thread writes it, for comparison. */
   const writtenHere = async (page: PageRequest) =>
     writePage(
-      await findRespondentLines(onMain.store, { campaignId: 'c', after: null }, page.limit + 1),
+      (await readPageText(onMain.store, { campaignId: 'c', after: null }, page.limit + 1)).take() ??
+        '',
       page,
       {
         cursors: new CursorCodec(TEST_SECRETS.cursorKey, RESPONDENT_POSITIONS),

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { Projection } from '../../src/campaigns/field-projection.ts';
 import { compileProjection } from '../../src/campaigns/field-projection.ts';
-import { projectAnswersJson } from '../../src/campaigns/pages/field-cutter.ts';
+import { ByteWriter } from '../../src/campaigns/pages/byte-writer.ts';
+import { cutAnswers } from '../../src/campaigns/pages/field-cutter.ts';
 
 const KEYS = ['nama', 'menu', 'alergi', 'kota', 'token', '__proto__', 'a b', 'é', '2', '10'];
 
@@ -42,7 +44,29 @@ const anyValue = fc.oneof(
 );
 const answers = fc.dictionary(fc.constantFrom(...KEYS), anyValue, { maxKeys: KEYS.length });
 
-describe('projectAnswersJson', () => {
+/**
+ * The cutter as a page runs it: on answers inside the page's longer text, written into the body's
+ * bytes; undefined when it leaves the row to the general path. Rows with a backslash never reach
+ * it (the page checks), and neither do they here.
+ */
+function projectAnswersJson(
+  text: string,
+  projection: Projection,
+  served: boolean[],
+): string | undefined {
+  if (text.includes('\\')) return undefined;
+  const page = `1,YES,"a"\u001f${text}\u001e2,NO,"b"\u001f{"kota":"x"}`;
+  const from = page.indexOf('\u001f') + 1;
+  const out = new ByteWriter(16);
+  const before = [...served];
+  if (!cutAnswers(page, from, from + text.length, projection, served, out)) {
+    expect(served).toEqual(before);
+    return undefined;
+  }
+  return out.finish().toString();
+}
+
+describe('cutAnswers', () => {
   it('gives exactly the bytes of the general path, or leaves the row to it', () => {
     fc.assert(
       fc.property(answers, fc.subarray(KEYS), fc.boolean(), (stored, allowList, jsonb) => {

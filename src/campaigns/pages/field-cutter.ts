@@ -1,4 +1,5 @@
 import type { Projection } from '../field-projection.ts';
+import type { ByteWriter } from './byte-writer.ts';
 
 const QUOTE = 0x22;
 const COMMA = 0x2c;
@@ -32,116 +33,150 @@ function startsVisible(code: number): boolean {
 /** An allow-list's keys by length, so a key in the text is matched without slicing it out. */
 type KeysByLength = Array<Array<{ index: number; key: string }> | undefined>;
 
-const keysByLengthOf = new WeakMap<Projection, KeysByLength>();
+/** What the cutter keeps per allow-list: its keys by length, and where each value was found. */
+interface Cutting {
+  keys: KeysByLength;
+  /** Per allow-listed key, where its value starts in the text; -1 when the row has none. */
+  starts: Int32Array;
+  /** Where it ends (exclusive). */
+  ends: Int32Array;
+  /** 1 when the value is a list written with a space after its commas (as jsonb printed it). */
+  spaced: Uint8Array;
+}
 
-function keysByLength(projection: Projection): KeysByLength {
-  let table = keysByLengthOf.get(projection);
-  if (!table) {
-    table = [];
+const cuttings = new WeakMap<Projection, Cutting>();
+
+function cuttingOf(projection: Projection): Cutting {
+  let cutting = cuttings.get(projection);
+  if (!cutting) {
+    const keys: KeysByLength = [];
     projection.fieldKeys.forEach((key, index) => {
-      const bucket = table?.[key.length] ?? [];
+      const bucket = keys[key.length] ?? [];
       bucket.push({ index, key });
-      (table as KeysByLength)[key.length] = bucket;
+      keys[key.length] = bucket;
     });
-    keysByLengthOf.set(projection, table);
+    const count = projection.fieldKeys.length;
+    cutting = {
+      keys,
+      starts: new Int32Array(count),
+      ends: new Int32Array(count),
+      spaced: new Uint8Array(count),
+    };
+    cuttings.set(projection, cutting);
   }
-  return table;
+  return cutting;
 }
 
 /**
- * Projects a respondent's stored answers straight from their JSON text to the JSON text of the
- * served `fields` object, without building objects: the hot path of every page.
+ * Writes the served `fields` object of a respondent's stored answers, `text[from, to)`, straight
+ * from their JSON text into `out`, without a string or object per answer: the hot path of every
+ * page. Returns false, having written nothing, when the text is not in the form it reads.
  *
  * Answers are stored in served form by the import: a flat object of non-blank strings and
  * non-empty lists of non-blank strings, as JSON.stringify wrote it (or as jsonb printed it, with a
  * space after each colon and comma, for rows PostgreSQL held as jsonb before migration 0003). In
  * such text without a backslash, every quote opens or closes a string, so the scanner jumps from
- * quote to quote with indexOf.
- * Anything else (escapes, numbers, blanks, nesting, other spacing) returns undefined and the
- * caller takes the general path, so the bytes never depend on which path ran.
+ * quote to quote with indexOf; the caller has made sure there is no backslash in the range.
+ * Anything else (escapes, numbers, blanks, nesting, other spacing) returns false and the caller
+ * takes the general path, so the bytes never depend on which path ran.
  */
-export function projectAnswersJson(
+export function cutAnswers(
   text: string,
+  from: number,
+  to: number,
   projection: Projection,
   served: boolean[],
-): string | undefined {
-  if (text.charCodeAt(0) !== OPEN_BRACE || text.includes('\\')) return undefined;
-  const keys = keysByLength(projection);
-  const picked: Array<string | undefined> = [];
-  const last = text.length - 1;
-  let at = 1;
-  if (text.charCodeAt(at) === CLOSE_BRACE) return at === last ? '{}' : undefined;
-  for (;;) {
-    // A member: "key": value
-    if (text.charCodeAt(at) !== QUOTE) return undefined;
-    const keyClose = text.indexOf('"', at + 1);
-    if (keyClose < 0) return undefined;
-    const index = indexOfKey(keys, text, at + 1, keyClose);
-    at = keyClose + 1;
-    if (text.charCodeAt(at) !== COLON) return undefined;
-    at = skipSpace(text, at + 1);
-    const valueStart = at;
-    let compact = true;
-    if (text.charCodeAt(at) === OPEN_BRACKET) {
-      at += 1;
-      for (;;) {
-        const close = plainStringEnd(text, at);
-        if (close < 0) return undefined;
-        at = close + 1;
-        const next = text.charCodeAt(at);
-        if (next === CLOSE_BRACKET) break;
-        if (next !== COMMA) return undefined;
+  out: ByteWriter,
+): boolean {
+  if (text.charCodeAt(from) !== OPEN_BRACE) return false;
+  const { keys, starts, ends, spaced } = cuttingOf(projection);
+  starts.fill(-1);
+  const last = to - 1;
+  let at = from + 1;
+  if (text.charCodeAt(at) === CLOSE_BRACE) {
+    if (at !== last) return false;
+  } else {
+    for (;;) {
+      // A member: "key": value
+      if (text.charCodeAt(at) !== QUOTE) return false;
+      const keyClose = text.indexOf('"', at + 1);
+      if (keyClose < 0 || keyClose >= to) return false;
+      const index = indexOfKey(keys, text, at + 1, keyClose);
+      at = keyClose + 1;
+      if (text.charCodeAt(at) !== COLON) return false;
+      at = skipSpace(text, at + 1);
+      const valueStart = at;
+      let compact = true;
+      if (text.charCodeAt(at) === OPEN_BRACKET) {
         at += 1;
-        if (text.charCodeAt(at) === SPACE) {
-          compact = false;
+        for (;;) {
+          const close = plainStringEnd(text, at, to);
+          if (close < 0) return false;
+          at = close + 1;
+          const next = text.charCodeAt(at);
+          if (next === CLOSE_BRACKET) break;
+          if (next !== COMMA) return false;
           at += 1;
+          if (text.charCodeAt(at) === SPACE) {
+            compact = false;
+            at += 1;
+          }
         }
+      } else {
+        at = plainStringEnd(text, at, to);
+        if (at < 0) return false;
       }
-    } else {
-      at = plainStringEnd(text, at);
-      if (at < 0) return undefined;
+      at += 1;
+      // A repeated key keeps its last value, as in JSON.parse.
+      if (index >= 0) {
+        starts[index] = valueStart;
+        ends[index] = at;
+        spaced[index] = compact ? 0 : 1;
+      }
+      const next = text.charCodeAt(at);
+      if (next === CLOSE_BRACE) {
+        if (at !== last) return false;
+        break;
+      }
+      if (next !== COMMA) return false;
+      at = skipSpace(text, at + 1);
     }
-    at += 1;
-    // A repeated key keeps its last value, as in JSON.parse.
-    if (index >= 0) {
-      picked[index] = compact ? text.slice(valueStart, at) : compactList(text, valueStart);
-      served[index] = true;
-    }
-    const next = text.charCodeAt(at);
-    if (next === CLOSE_BRACE) {
-      if (at !== last) return undefined;
-      break;
-    }
-    if (next !== COMMA) return undefined;
-    at = skipSpace(text, at + 1);
   }
   const members = projection.memberPrefixes;
-  let fields = '';
-  for (let index = 0; index < picked.length; index++) {
-    const value = picked[index];
-    if (value === undefined) continue;
-    const member = (members[index] as string) + value;
-    fields = fields === '' ? member : `${fields},${member}`;
+  out.reserve(2 + to - from);
+  out.ascii(OPEN_BRACE);
+  let first = true;
+  for (let index = 0; index < starts.length; index++) {
+    const start = starts[index] as number;
+    if (start < 0) continue;
+    served[index] = true;
+    if (!first) out.ascii(COMMA);
+    first = false;
+    out.text(members[index] as string);
+    if (spaced[index] === 1) writeCompactList(text, start, out);
+    else out.range(text, start, ends[index] as number);
   }
-  return `{${fields}}`;
+  out.ascii(CLOSE_BRACE);
+  return true;
 }
 
 /**
- * The list opening at `from` (plain strings, as the scan found) without the spaces after its
- * commas. Item by item: an item may itself be `, `, and replacing `", "` in the whole text would
- * take that item's quotes for a separator.
+ * Writes the list opening at `from` (plain strings, as the scan found) without the spaces after
+ * its commas. Item by item: an item may itself be `, `, and dropping every `", "` in the text
+ * would take that item's quotes for a separator. The caller has reserved room for the text.
  */
-function compactList(text: string, from: number): string {
-  const items: string[] = [];
+function writeCompactList(text: string, from: number, out: ByteWriter): void {
+  out.ascii(OPEN_BRACKET);
   let at = from + 1;
   for (;;) {
     const close = text.indexOf('"', at + 1);
-    items.push(text.slice(at, close + 1));
+    out.range(text, at, close + 1);
     at = close + 1;
     if (text.charCodeAt(at) === CLOSE_BRACKET) break;
+    out.ascii(COMMA);
     at = skipSpace(text, at + 1);
   }
-  return `[${items.join(',')}]`;
+  out.ascii(CLOSE_BRACKET);
 }
 
 function indexOfKey(keys: KeysByLength, text: string, start: number, end: number): number {
@@ -155,10 +190,11 @@ function skipSpace(text: string, at: number): number {
   return text.charCodeAt(at) === SPACE ? at + 1 : at;
 }
 
-/** Where the non-blank string opening at `from` closes, or -1 when it is not one. */
-function plainStringEnd(text: string, from: number): number {
+/** Where the non-blank string opening at `from` closes before `to`, or -1 when it is not one. */
+function plainStringEnd(text: string, from: number, to: number): number {
   if (text.charCodeAt(from) !== QUOTE) return -1;
   const first = text.charCodeAt(from + 1);
   if (first === QUOTE || !startsVisible(first)) return -1;
-  return text.indexOf('"', from + 1);
+  const close = text.indexOf('"', from + 1);
+  return close < to ? close : -1;
 }

@@ -2,8 +2,9 @@ import { type CachedResponse, fromJsonText, tagged } from '../../http/response-c
 import type { CursorCodec } from '../../paging/page-cursor.ts';
 import type { PageMetaCore } from '../../paging/page-query.ts';
 import { compileProjection, type Projection } from '../field-projection.ts';
+import { ByteWriter } from './byte-writer.ts';
 import type { Position } from './respondent-line.ts';
-import { linePosition, respondentJson } from './respondent-line.ts';
+import { type LineParts, lineParts, positionOf, writeRespondent } from './respondent-line.ts';
 
 /** One page to write: where it starts, and everything its bytes depend on besides the rows. */
 export interface PageRequest {
@@ -53,23 +54,41 @@ function projectionOf(fieldKeys: readonly string[]): Projection {
   return projection;
 }
 
+/** The bytes are written here and copied out; a page past this size gets a buffer of its own. */
+const KEPT_WRITER_BYTES = 1 << 20;
+
+const writer = new ByteWriter(KEPT_WRITER_BYTES);
+
 /**
- * Writes the body of a page from its lines (the page's rows and the one after it, which tells
- * whether another page follows): each row as JSON text straight from its line (see
- * respondentJson), then `meta` with the cursor of the rows after it.
+ * Writes the body of a page from its text (the page's rows and the one after it, which tells
+ * whether another page follows, as lines: see respondent-line.ts): each row's JSON written
+ * straight from its line into the body's bytes, then `meta` with the cursor of the rows after it.
+ * The bytes are JSON.stringify's for the page's object, without a string or object per row.
  */
-export function writePage(
-  lines: readonly string[],
-  request: PageRequest,
-  writing: PageWriting,
-): Page {
+export function writePage(text: string, request: PageRequest, writing: PageWriting): Page {
   const { campaignId, sinceMs, limit, meta } = request;
-  const count = Math.min(lines.length, limit);
+  const projection = projectionOf(request.fieldKeys);
+  const served = new Array<boolean>(projection.fieldKeys.length).fill(false);
+  const escapes = text.includes('\\');
+  const out = writer;
+  out.reset(KEPT_WRITER_BYTES);
+  out.text('{"data":[');
+  let count = 0;
+  let lineStart = 0;
+  let lastLine: LineParts | undefined;
+  while (count < limit && lineStart < text.length) {
+    const line = lineParts(text, lineStart);
+    if (count > 0) out.text(',');
+    writeRespondent(text, line, projection, served, escapes, writing.quoteJumping, out);
+    lastLine = line;
+    count++;
+    lineStart = line.end + 1;
+  }
   let end: Position | undefined;
   let nextCursor: string | null = null;
-  if (count === limit) {
-    end = linePosition(lines[count - 1] as string);
-    if (lines.length > limit) {
+  if (count === limit && lastLine) {
+    end = positionOf(text, lastLine);
+    if (lineStart < text.length) {
       nextCursor = writing.cursors.encode({
         campaignId,
         sinceMs,
@@ -79,14 +98,8 @@ export function writePage(
       });
     }
   }
-  const projection = projectionOf(request.fieldKeys);
-  const served = new Array<boolean>(projection.fieldKeys.length).fill(false);
-  const data = new Array<string>(count);
-  for (let index = 0; index < count; index++) {
-    data[index] = respondentJson(lines[index] as string, projection, served, writing.quoteJumping);
-  }
-  const json = `{"data":[${data.join(',')}],"meta":${JSON.stringify({ ...meta, nextCursor })}}`;
-  const response = tagged(Buffer.from(json), {
+  out.text(`],"meta":${JSON.stringify({ ...meta, nextCursor })}}`);
+  const response = tagged(out.finish(), {
     fieldKeys: projection.fieldKeys.filter((_, index) => served[index]),
     rows: count,
   });

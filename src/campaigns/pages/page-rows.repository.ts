@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
-import { preparedColumnQuery, preparedTupleQuery } from '../../db/prepared.ts';
+import { preparedHandOffQuery } from '../../db/prepared.ts';
+import type { HandOff } from '../../db/prepared-statements.ts';
 import type { Store } from '../../db/store.ts';
-import type { Position } from './respondent-line.ts';
+import { type Position, splitLines } from './respondent-line.ts';
 
 export interface RowFilter {
   campaignId: string;
@@ -35,53 +36,36 @@ function ordered(store: Store, filter: RowFilter, limit: number) {
 }
 
 /**
- * The page's rows in spec order, per engine. SQLite writes each row as its line of text (see
- * respondent-line.ts) and hands the lines over plucked, at no cost per row. PostgreSQL sends the
- * plain columns, the cheapest read it has, and the line is joined here (see lineOf): it is the
- * tier many servers share, so its work per page is kept to what a plain SELECT costs.
+ * A page's rows in spec order as one text: each row as its line (see respondent-line.ts), the
+ * lines joined by record separators, so the driver hands over one string for the page instead of
+ * a row object and its values per respondent. Each engine joins them as it reads them.
  */
-const selectLines = (store: Store, filter: RowFilter, limit: number) =>
-  ordered(store, filter, limit).select(
-    sql<string>`submitted_at || ',' || attendance_status || ',' || json_quote(id) || char(31) || answers`.as(
-      'value',
-    ),
-  );
-
-// The answers as text whatever their column's type: a prepared statement's result type may not
-// change under it (a store migrated from jsonb while a server runs would fail its pages).
-const selectColumns = (store: Store, filter: RowFilter, limit: number) =>
-  ordered(store, filter, limit).select([
-    'submitted_at',
-    'attendance_status',
-    'id',
-    sql<string>`answers::text`.as('answers'),
-  ]);
-
-/** A PostgreSQL row of selectColumns, as pg hands it over: the columns' values in their order. */
-type PostgresRow = [submittedAt: number, attendanceStatus: string, id: string, answers: string];
-
-/** A PostgreSQL row as its respondent line (see respondent-line.ts). */
-function lineOf([submittedAt, status, id, answers]: PostgresRow): string {
-  return `${submittedAt},${status},${JSON.stringify(id)}\u001f${answers}`;
+function selectPageText(store: Store, filter: RowFilter, limit: number) {
+  const line =
+    store.engine === 'sqlite'
+      ? sql<string>`submitted_at || ',' || attendance_status || ',' || json_quote(id) || char(31) || answers`
+      : // The answers as text whatever their column's type: a prepared statement's result type
+        // may not change under it (a store migrated from jsonb while a server runs).
+        sql<string>`submitted_at || ',' || attendance_status || ',' || to_json(id)::text || chr(31) || answers::text`;
+  const joined =
+    store.engine === 'sqlite'
+      ? sql<string | null>`group_concat(line, char(30) ORDER BY submitted_at, id)`
+      : sql<string | null>`string_agg(line, chr(30) ORDER BY submitted_at, id)`;
+  const rows = ordered(store, filter, limit).select(['submitted_at', 'id', line.as('line')]);
+  return store.db.selectFrom(rows.as('page')).select(joined.as('value'));
 }
 
 /**
- * A page query of one combination of the optional filters, prepared per engine: each store only
- * ever runs its own kind. `filterOf` must pass its arguments on as values (see preparedQuery).
+ * A page query of one combination of the optional filters, prepared per engine.
+ * `filterOf` must pass its arguments on as values (see preparedQuery).
  */
 function pageQuery<Args extends unknown[]>(
   filterOf: (...args: Args) => RowFilter & { limit: number },
 ) {
-  const lines = preparedColumnQuery((store: Store, ...args: Args) => {
+  return preparedHandOffQuery((store: Store, ...args: Args) => {
     const { limit, ...filter } = filterOf(...args);
-    return selectLines(store, filter, limit);
+    return selectPageText(store, filter, limit);
   });
-  const tuples = preparedTupleQuery<Args, PostgresRow>((store: Store, ...args: Args) => {
-    const { limit, ...filter } = filterOf(...args);
-    return selectColumns(store, filter, limit);
-  });
-  return async (store: Store, ...args: Args): Promise<string[]> =>
-    store.engine === 'sqlite' ? lines(store, ...args) : (await tuples(store, ...args)).map(lineOf);
 }
 
 const pageQueries = {
@@ -106,12 +90,16 @@ const pageQueries = {
   ),
 };
 
-/** One page by keyset: the `limit` rows after the filter's position, in spec order, as lines. */
-export async function findRespondentLines(
+/**
+ * One page by keyset: the `limit` rows after the filter's position, in spec order, as text,
+ * handed over for its one reader to take (null: no rows). A page's text is large and read often:
+ * see HandOff in prepared-statements.ts for why it is not passed by value.
+ */
+export async function readPageText(
   store: Store,
   filter: RowFilter,
   limit: number,
-): Promise<string[]> {
+): Promise<HandOff<string | null>> {
   const { campaignId, sinceMs, after } = filter;
   if (sinceMs === undefined) {
     return after
@@ -121,6 +109,15 @@ export async function findRespondentLines(
   return after
     ? pageQueries.sinceAfter(store, campaignId, sinceMs, after.submittedAt, after.id, limit)
     : pageQueries.since(store, campaignId, sinceMs, limit);
+}
+
+/** The same page's rows as lines, one string each. */
+export async function findRespondentLines(
+  store: Store,
+  filter: RowFilter,
+  limit: number,
+): Promise<string[]> {
+  return splitLines((await readPageText(store, filter, limit)).take() ?? '');
 }
 
 /**

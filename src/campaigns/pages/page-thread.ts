@@ -1,12 +1,12 @@
 // The entry of a page thread (see page-threads.ts): it writes the pages the main thread asks for,
-// reading their rows through its own connection to a SQLite file, or from the lines the main
-// thread read from PostgreSQL and sent along.
+// reading their rows through its own connection to a SQLite file, or from the page's text the
+// main thread read from PostgreSQL and sent along.
 import { parentPort, workerData } from 'node:worker_threads';
 import { openStore } from '../../db/connect.ts';
 import { CursorCodec } from '../../paging/page-cursor.ts';
 import { type PageRequest, writePage } from './page-body.ts';
-import { findRespondentLines } from './page-rows.repository.ts';
-import { RESPONDENT_POSITIONS, splitLines } from './respondent-line.ts';
+import { readPageText } from './page-rows.repository.ts';
+import { RESPONDENT_POSITIONS } from './respondent-line.ts';
 
 /**
  * What a thread is started with: the SQLite file it reads, unless its pages come with their
@@ -18,7 +18,7 @@ export interface PageThreadData {
   quoteJumping: boolean;
 }
 
-/** A page to write: from the lines joined in `text` when given (see joinLines), else read here. */
+/** A page to write: from its text when given (see readPageText), else read here. */
 export interface PageJob {
   id: number;
   request: PageRequest;
@@ -32,16 +32,16 @@ const writing = {
   quoteJumping,
 };
 
-async function linesOf({ request, text }: PageJob): Promise<readonly string[]> {
-  if (text !== undefined) return splitLines(text);
-  if (!store) throw new Error('a page thread without a store was sent a page without its lines');
+async function textOf({ request, text }: PageJob): Promise<string> {
+  if (text !== undefined) return text;
+  if (!store) throw new Error('a page thread without a store was sent a page without its text');
   const { campaignId, sinceMs, after, limit } = request;
-  return findRespondentLines(store, { campaignId, sinceMs, after }, limit + 1);
+  return (await readPageText(store, { campaignId, sinceMs, after }, limit + 1)).take() ?? '';
 }
 
 parentPort?.on('message', async (job: PageJob) => {
   try {
-    const { response, end } = writePage(await linesOf(job), job.request, writing);
+    const { response, end } = writePage(await textOf(job), job.request, writing);
     // A body with an ArrayBuffer of its own moves to the main thread; a small one lives in Node's
     // shared pool, which must stay here, and is copied.
     const { body } = response;

@@ -2,9 +2,8 @@ import { Worker } from 'node:worker_threads';
 import type { Store } from '../../db/store.ts';
 import type { CachedResponse } from '../../http/response-cache.ts';
 import type { Page, PageRequest } from './page-body.ts';
-import { findRespondentLines } from './page-rows.repository.ts';
+import { readPageText } from './page-rows.repository.ts';
 import type { PageJob, PageThreadData } from './page-thread.ts';
-import { joinLines } from './respondent-line.ts';
 
 /** Where the threads' pages get their rows. */
 export type PageThreadSource =
@@ -138,13 +137,9 @@ export class PageThreads {
     let text: string | undefined;
     if (source.readsFrom === 'main-thread') {
       const { campaignId, sinceMs, after, limit } = request;
-      const lines = await findRespondentLines(
-        source.store,
-        { campaignId, sinceMs, after },
-        limit + 1,
-      );
-      // One string crosses to a thread for a copy of its bytes; a list of them costs one each.
-      text = joinLines(lines);
+      // One string crosses to a thread for a copy of its bytes.
+      const page = await readPageText(source.store, { campaignId, sinceMs, after }, limit + 1);
+      text = page.take() ?? '';
     }
     const thread = this.#leastBusy();
     const id = this.#nextId++;

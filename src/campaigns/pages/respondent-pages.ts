@@ -15,11 +15,7 @@ import {
   type PageWriting,
   writePage,
 } from './page-body.ts';
-import {
-  countRespondents,
-  findEveryNthPosition,
-  findRespondentLines,
-} from './page-rows.repository.ts';
+import { countRespondents, findEveryNthPosition, readPageText } from './page-rows.repository.ts';
 import { PageThreads } from './page-threads.ts';
 import { type Position, RESPONDENT_POSITIONS } from './respondent-line.ts';
 
@@ -93,8 +89,8 @@ export function createRespondentPages(
     ? (request: PageRequest) => threads.write(request)
     : async (request: PageRequest): Promise<Page> => {
         const { campaignId, sinceMs, after, limit } = request;
-        const lines = await findRespondentLines(store, { campaignId, sinceMs, after }, limit + 1);
-        return writePage(lines, request, writing);
+        const page = await readPageText(store, { campaignId, sinceMs, after }, limit + 1);
+        return writePage(page.take() ?? '', request, writing);
       };
   const positions = new PagePositions();
   // A deep page's start may take one pass over the index; concurrent requests share that pass.
