@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 
 /** The paged lists of the data API; a cursor of one is refused by the other. */
 export type PagedList = 'respondents' | 'removals';
@@ -46,11 +46,12 @@ const MAC_BYTES = 16;
  * the same position would silently mean other rows.
  */
 export class CursorCodec<P> {
-  readonly #key: Buffer;
+  /** Made once: a raw key would be turned into a key object on every signature. */
+  readonly #key: KeyObject;
   readonly #format: PositionFormat<P>;
 
   constructor(key: Buffer, format: PositionFormat<P>) {
-    this.#key = key;
+    this.#key = createSecretKey(key);
     this.#format = format;
   }
 

@@ -34,6 +34,21 @@ export class ByteWriter {
   range(text: string, from: number, to: number): void {
     const bytes = this.#bytes;
     let at = this.#length;
+    let index = from;
+    // Most text is ASCII: one byte per character, until the first that is not.
+    for (; index < to; index++) {
+      const code = text.charCodeAt(index);
+      if (code >= 0x80) break;
+      bytes[at++] = code;
+    }
+    this.#length = at;
+    if (index < to) this.#encode(text, index, to);
+  }
+
+  /** The rest of a range from its first non-ASCII character, encoded as UTF-8. */
+  #encode(text: string, from: number, to: number): void {
+    const bytes = this.#bytes;
+    let at = this.#length;
     for (let index = from; index < to; index++) {
       const code = text.charCodeAt(index);
       if (code < 0x80) {
@@ -61,6 +76,14 @@ export class ByteWriter {
         bytes[at++] = 0x80 | (code & 0x3f);
       }
     }
+    this.#length = at;
+  }
+
+  /** Writes bytes already encoded (a constant piece of every row, say). Call reserve first. */
+  bytes(piece: Uint8Array): void {
+    const bytes = this.#bytes;
+    let at = this.#length;
+    for (let index = 0; index < piece.length; index++) bytes[at++] = piece[index] as number;
     this.#length = at;
   }
 

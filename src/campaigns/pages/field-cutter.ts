@@ -33,16 +33,29 @@ function startsVisible(code: number): boolean {
 /** An allow-list's keys by length, so a key in the text is matched without slicing it out. */
 type KeysByLength = Array<Array<{ index: number; key: string }> | undefined>;
 
-/** What the cutter keeps per allow-list: its keys by length, and where each value was found. */
+/**
+ * What the cutter keeps per allow-list: its keys by length and their served prefixes (`"key":`)
+ * as bytes, and where each member was found in the row at hand.
+ */
 interface Cutting {
   keys: KeysByLength;
-  /** Per allow-listed key, where its value starts in the text; -1 when the row has none. */
+  prefixes: Uint8Array[];
+  /** Per allow-listed key, where its member starts in the text (its key's opening quote). */
+  keyStarts: Int32Array;
+  /** Where its value starts; -1 when the row has none. */
   starts: Int32Array;
   /** Where it ends (exclusive). */
   ends: Int32Array;
-  /** 1 when the value is a list written with a space after its commas (as jsonb printed it). */
-  spaced: Uint8Array;
+  /** How it is spaced: VERBATIM, or SPACED_LIST / SPACED_COLON bits (as jsonb printed it). */
+  spacing: Uint8Array;
 }
+
+/** A member written exactly as it is served: `"key":value`, no space anywhere. */
+const VERBATIM = 0;
+/** A list with a space after its commas. */
+const SPACED_LIST = 1;
+/** A space after the colon. */
+const SPACED_COLON = 2;
 
 const cuttings = new WeakMap<Projection, Cutting>();
 
@@ -58,9 +71,11 @@ function cuttingOf(projection: Projection): Cutting {
     const count = projection.fieldKeys.length;
     cutting = {
       keys,
+      prefixes: projection.memberPrefixes.map((prefix) => Buffer.from(prefix)),
+      keyStarts: new Int32Array(count),
       starts: new Int32Array(count),
       ends: new Int32Array(count),
-      spaced: new Uint8Array(count),
+      spacing: new Uint8Array(count),
     };
     cuttings.set(projection, cutting);
   }
@@ -89,7 +104,8 @@ export function cutAnswers(
   out: ByteWriter,
 ): boolean {
   if (text.charCodeAt(from) !== OPEN_BRACE) return false;
-  const { keys, starts, ends, spaced } = cuttingOf(projection);
+  const cutting = cuttingOf(projection);
+  const { keys, keyStarts, starts, ends, spacing } = cutting;
   starts.fill(-1);
   const last = to - 1;
   let at = from + 1;
@@ -99,6 +115,7 @@ export function cutAnswers(
     for (;;) {
       // A member: "key": value
       if (text.charCodeAt(at) !== QUOTE) return false;
+      const keyStart = at;
       const keyClose = text.indexOf('"', at + 1);
       if (keyClose < 0 || keyClose >= to) return false;
       const index = indexOfKey(keys, text, at + 1, keyClose);
@@ -107,6 +124,7 @@ export function cutAnswers(
       at = skipSpace(text, at + 1);
       const valueStart = at;
       let compact = true;
+      const colonSpaced = valueStart !== keyClose + 2;
       if (text.charCodeAt(at) === OPEN_BRACKET) {
         at += 1;
         for (;;) {
@@ -129,9 +147,10 @@ export function cutAnswers(
       at += 1;
       // A repeated key keeps its last value, as in JSON.parse.
       if (index >= 0) {
+        keyStarts[index] = keyStart;
         starts[index] = valueStart;
         ends[index] = at;
-        spaced[index] = compact ? 0 : 1;
+        spacing[index] = (compact ? VERBATIM : SPACED_LIST) | (colonSpaced ? SPACED_COLON : 0);
       }
       const next = text.charCodeAt(at);
       if (next === CLOSE_BRACE) {
@@ -142,22 +161,63 @@ export function cutAnswers(
       at = skipSpace(text, at + 1);
     }
   }
-  const members = projection.memberPrefixes;
+  writeFields(text, from, to, cutting, served, out);
+  return true;
+}
+
+/**
+ * Writes the members found, in allow-list order. Members served verbatim that also follow each
+ * other in the stored text (the common case: both in form order) are copied as one run.
+ */
+function writeFields(
+  text: string,
+  from: number,
+  to: number,
+  cutting: Cutting,
+  served: boolean[],
+  out: ByteWriter,
+): void {
+  const { prefixes, keyStarts, starts, ends, spacing } = cutting;
   out.reserve(2 + to - from);
   out.ascii(OPEN_BRACE);
-  let first = true;
+  let written = false;
+  // The run of verbatim members being gathered, as a range of the text; none while runTo < 0.
+  let runFrom = 0;
+  let runTo = -1;
   for (let index = 0; index < starts.length; index++) {
     const start = starts[index] as number;
     if (start < 0) continue;
     served[index] = true;
-    if (!first) out.ascii(COMMA);
-    first = false;
-    out.text(members[index] as string);
-    if (spaced[index] === 1) writeCompactList(text, start, out);
-    else out.range(text, start, ends[index] as number);
+    const end = ends[index] as number;
+    const verbatim = spacing[index] === VERBATIM;
+    const keyStart = keyStarts[index] as number;
+    // Next in the text too, with nothing but a comma between: the run grows.
+    if (verbatim && runTo >= 0 && keyStart === runTo + 1) {
+      runTo = end;
+      continue;
+    }
+    if (runTo >= 0) {
+      if (written) out.ascii(COMMA);
+      out.range(text, runFrom, runTo);
+      written = true;
+      runTo = -1;
+    }
+    if (verbatim) {
+      runFrom = keyStart;
+      runTo = end;
+      continue;
+    }
+    if (written) out.ascii(COMMA);
+    out.bytes(prefixes[index] as Uint8Array);
+    if ((spacing[index] as number) & SPACED_LIST) writeCompactList(text, start, out);
+    else out.range(text, start, end);
+    written = true;
+  }
+  if (runTo >= 0) {
+    if (written) out.ascii(COMMA);
+    out.range(text, runFrom, runTo);
   }
   out.ascii(CLOSE_BRACE);
-  return true;
 }
 
 /**
