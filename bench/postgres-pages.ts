@@ -8,7 +8,7 @@ import { BIG_CAMPAIGN } from './seed.ts';
  * Uncached PostgreSQL pages of four servers: Hadir, as deployed and with one read per request
  * (turn batching off); a conventional Fastify + pg implementation
  * (a: in each pair); and the bare reference, which runs the page query and writes its text with
- * nothing else, so that its PostgreSQL CPU is the plain SELECT's alone.
+ * nothing else, so that its PostgreSQL CPU is the page query's alone.
  */
 export interface PostgresPages {
   pageOne: Pair;

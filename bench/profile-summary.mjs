@@ -34,10 +34,10 @@ const PARTS = [
   ],
   ['reading rows (SQLite)', (url) => /better-sqlite3|sqlite-store/.test(url)],
   [
-    'page rows into lines',
+    'page query and its lines',
     (url, fn) =>
       /page-rows\.repository|\/prepared/.test(url) ||
-      /^(lineOf|joinLines|splitLines|partsOf|linePosition)$/.test(fn),
+      /^(splitLines|lineParts|linePosition|positionOf)$/.test(fn),
   ],
   [
     'projection (field cutter)',
@@ -45,7 +45,7 @@ const PARTS = [
   ],
   [
     'writing the page',
-    (url) => /page-body|respondent-line|page-thread\.|instant\.|page-cursor/.test(url),
+    (url) => /page-body|respondent-line|byte-writer|page-thread\.|instant\.|page-cursor/.test(url),
   ],
   ['ETag and cursor hashing', (url) => /node:internal\/crypto/.test(url)],
   ['key check', (url) => /key-auth|turn-gate|single-flight/.test(url)],

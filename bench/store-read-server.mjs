@@ -1,12 +1,12 @@
 // A reference for uncached page 1 on PostgreSQL: a plain node:http server that, per request, runs
-// Hadir's own page query (as compiled in dist/: a plain SELECT of four columns) and answers with
-// the rows' text cut to the served page's size, with no projection, no JSON building and no
+// Hadir's own page query (as compiled in dist/: the page's rows joined into one text) and answers
+// with that text cut to the served page's size, with no projection, no JSON building and no
 // framework. A server that reads its rows from this store on every request does at least this
-// much, and the database's CPU per request here is the plain SELECT's alone.
+// much, and the database's CPU per request here is the page query's alone.
 // Usage: node store-read-server.mjs DATABASE_URL CAMPAIGN_ID LIMIT PAGE_BYTES
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
-import { findRespondentLines } from '../dist/src/campaigns/pages/page-rows.repository.js';
+import { readPageText } from '../dist/src/campaigns/pages/page-rows.repository.js';
 import { openStore } from '../dist/src/db/connect.js';
 
 const [url, campaignId, limit, pageBytes] = process.argv.slice(2);
@@ -14,8 +14,8 @@ const store = openStore(url);
 
 const server = createServer(async (_request, response) => {
   try {
-    const lines = await findRespondentLines(store, { campaignId }, Number(limit) + 1);
-    const body = Buffer.from(lines.join('\n')).subarray(0, Number(pageBytes));
+    const page = await readPageText(store, { campaignId }, Number(limit) + 1);
+    const body = Buffer.from(page.take() ?? '').subarray(0, Number(pageBytes));
     response.writeHead(200, {
       'content-type': 'application/json; charset=utf-8',
       'content-length': String(body.length),

@@ -4,11 +4,11 @@ import v8 from 'node:v8';
  * How far V8 lets the heap grow past what its last full collection kept, in percent. Left alone,
  * V8 sizes that step from the machine's memory: on a large machine it lets a busy server's heap
  * (or a long import's) reach up to four times its live data before collecting it, so memory
- * climbs without ever being needed. Half the live data again is the smallest step that keeps the
- * benchmark's server within its memory target at little cost in throughput (measured in
- * docs/performance.md).
+ * climbs without ever being needed. As much again as the live data keeps the benchmark's server
+ * within its memory target; a smaller step made full collections frequent enough that marking
+ * the heap took a good share of a busy server's CPU (measured in docs/performance.md).
  */
-export const HEAP_GROWING_PERCENT = 50;
+export const HEAP_GROWING_PERCENT = 100;
 
 const HEAP_SIZING_FLAG =
   /^--(heap[-_]growing[-_]percent|max[-_]old[-_]space[-_]size|max[-_]heap[-_]size)(=|$)/;

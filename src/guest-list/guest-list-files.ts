@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { PassThrough, type Writable } from 'node:stream';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import type { WholeCampaign } from '../campaigns/campaigns.service.ts';
 import type { ProjectedRespondent } from '../campaigns/pages/respondent-line.ts';
 import { jakartaDay } from '../keys/key-usage.ts';
@@ -142,6 +142,17 @@ const sheetName = (title: string) =>
     .trim() || 'Guests';
 
 /**
+ * ExcelJS, loaded on the first workbook a process writes: it takes a server several megabytes of
+ * heap that every collection would otherwise go through (docs/performance.md, Memory), for a
+ * download that most processes never serve.
+ */
+let excelLoading: Promise<{ default: typeof ExcelJS }> | undefined;
+function loadExcel(): Promise<{ default: typeof ExcelJS }> {
+  excelLoading ??= import('exceljs');
+  return excelLoading;
+}
+
+/**
  * The guest list as an Excel workbook, written as a stream (ExcelJS's streaming writer): a frozen
  * header row, times as Excel times on Jakarta's clock, and every answer a text cell, exactly as
  * the API serves it. A text cell is never read as a formula, so an answer such as a phone number
@@ -157,7 +168,8 @@ export async function writeXlsx(
   const zipped = new PassThrough();
   zipped.pipe(out, { end: false });
   const zipEnded = once(zipped, 'end');
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+  const { default: excel } = await loadExcel();
+  const workbook = new excel.stream.xlsx.WorkbookWriter({
     stream: zipped,
     useStyles: true,
     useSharedStrings: false,
