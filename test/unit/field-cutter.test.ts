@@ -49,7 +49,7 @@ const answers = fc.dictionary(fc.constantFrom(...KEYS), anyValue, { maxKeys: KEY
  * bytes; undefined when it leaves the row to the general path. Rows with a backslash never reach
  * it (the page checks), and neither do they here.
  */
-function projectAnswersJson(
+function cutToText(
   text: string,
   projection: Projection,
   served: boolean[],
@@ -73,7 +73,7 @@ describe('cutAnswers', () => {
         const text = jsonb ? spaced(stored) : JSON.stringify(stored);
         const projection = compileProjection(allowList);
         const served = new Array(projection.fieldKeys.length).fill(false);
-        const fast = projectAnswersJson(text, projection, served);
+        const fast = cutToText(text, projection, served);
         if (fast === undefined) return;
         const expected = slow(text, allowList);
         expect(fast).toBe(expected.json);
@@ -95,7 +95,7 @@ describe('cutAnswers', () => {
           const text = jsonb ? spaced(stored) : JSON.stringify(stored);
           const projection = compileProjection(['kota', 'nama', 'menu']);
           const served = new Array(3).fill(false);
-          expect(projectAnswersJson(text, projection, served)).toBe(
+          expect(cutToText(text, projection, served)).toBe(
             slow(text, ['kota', 'nama', 'menu']).json,
           );
         },
@@ -105,14 +105,14 @@ describe('cutAnswers', () => {
 
   it('keeps the last of a repeated key, as JSON.parse does', () => {
     const text = '{"nama": "Ayu", "kota": "Bogor", "nama": ["Budi", "Citra"]}';
-    expect(projectAnswersJson(text, compileProjection(['nama']), [false])).toBe(
+    expect(cutToText(text, compileProjection(['nama']), [false])).toBe(
       slow(text, ['nama']).json,
     );
   });
 
   it('keeps list items that are a comma and a space, in lists jsonb spaced', () => {
     const text = '{"nama": [", ", "Ayu", ", "]}';
-    expect(projectAnswersJson(text, compileProjection(['nama']), [false])).toBe(
+    expect(cutToText(text, compileProjection(['nama']), [false])).toBe(
       '{"nama":[", ","Ayu",", "]}',
     );
   });
@@ -124,6 +124,6 @@ describe('cutAnswers', () => {
     ['{"nama":3}', 'a number'],
     ['{"nama":"Ayu"} x', 'trailing text'],
   ])('leaves %s (%s) to the general path', (text) => {
-    expect(projectAnswersJson(text, compileProjection(['nama']), [false])).toBeUndefined();
+    expect(cutToText(text, compileProjection(['nama']), [false])).toBeUndefined();
   });
 });
