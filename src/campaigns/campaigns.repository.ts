@@ -1,3 +1,4 @@
+import { inList, listParameter } from '../db/list-parameter.ts';
 import { preparedQuery } from '../db/prepared.ts';
 import type { Store } from '../db/store.ts';
 
@@ -34,6 +35,21 @@ const selectCampaign = preparedQuery(
     store.db.selectFrom('campaigns as c').select(campaignColumns).where('c.id', '=', id),
   { remember: 10_000 },
 );
+
+const selectCampaigns = preparedQuery((store, ids: unknown) =>
+  store.db
+    .selectFrom('campaigns as c')
+    .select(campaignColumns)
+    .where(inList(store, 'c.id', ids)),
+);
+
+/** The campaigns of `ids` that exist, deleted ones included, in one read; in no order. */
+export async function findCampaigns(
+  store: Store,
+  ids: readonly string[],
+): Promise<CampaignRecord[]> {
+  return ids.length === 0 ? [] : selectCampaigns(store, listParameter(store, ids));
+}
 
 /** Read on every data request: it carries the version that response caching depends on. */
 export async function findCampaign(store: Store, id: string): Promise<CampaignRecord | undefined> {

@@ -9,7 +9,7 @@ import { toIso } from '../instant.ts';
 import type { AuthenticatedKey } from '../keys/keys.service.ts';
 import { type PageQueryInput, readPageQuery } from '../paging/page-query.ts';
 import { isRecordId } from '../record-ids.ts';
-import { SingleFlight } from '../single-flight.ts';
+import { SameWave, SingleFlight } from '../single-flight.ts';
 import type { Speedups } from '../speedups.ts';
 import {
   type BreakdownRow,
@@ -17,6 +17,7 @@ import {
   type CampaignRecord,
   type FieldDefinition,
   findCampaign,
+  findCampaigns,
   findCampaignsInScope,
   findCampaignWithCounts,
   findFieldDefinitions,
@@ -155,6 +156,16 @@ export function createCampaignService(
   // Read on every request for its version; requests for one campaign at one moment share a read.
   const sharing = options.speedups.on('single-flight');
   const campaignReads = new SingleFlight<CampaignRecord | undefined>(sharing);
+  // On PostgreSQL, requests of one turn for different campaigns read them all in one round trip
+  // (turn batching); SQLite remembers each campaign's row while nothing changes (see
+  // findCampaign), which no batch would improve on.
+  const campaignWaves =
+    store.engine === 'postgres' && options.speedups.on('turn-batching')
+      ? new SameWave<CampaignRecord>(async (ids) => {
+          const found = await findCampaigns(store, ids);
+          return new Map(found.map((campaign) => [campaign.id, campaign]));
+        })
+      : undefined;
   const campaignCountsReads = new SingleFlight<CampaignCounts | undefined>(sharing);
   // A key's campaign list, likewise: requests that share a read share its serialised bytes too.
   const scopeReads = new SingleFlight<readonly CampaignRecord[]>(sharing);
@@ -185,7 +196,9 @@ export function createCampaignService(
       : Promise.resolve(undefined);
   const readCampaign = (campaignId: string) =>
     isRecordId(campaignId)
-      ? campaignReads.run(campaignId, () => findCampaign(store, campaignId))
+      ? campaignReads.run(campaignId, () =>
+          campaignWaves ? campaignWaves.get(campaignId) : findCampaign(store, campaignId),
+        )
       : Promise.resolve(undefined);
 
   return {

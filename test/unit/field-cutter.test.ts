@@ -49,11 +49,7 @@ const answers = fc.dictionary(fc.constantFrom(...KEYS), anyValue, { maxKeys: KEY
  * bytes; undefined when it leaves the row to the general path. Rows with a backslash never reach
  * it (the page checks), and neither do they here.
  */
-function cutToText(
-  text: string,
-  projection: Projection,
-  served: boolean[],
-): string | undefined {
+function cutToText(text: string, projection: Projection, served: boolean[]): string | undefined {
   if (text.includes('\\')) return undefined;
   const page = `1,YES,"a"\u001f${text}\u001e2,NO,"b"\u001f{"kota":"x"}`;
   const from = page.indexOf('\u001f') + 1;
@@ -105,9 +101,7 @@ describe('cutAnswers', () => {
 
   it('keeps the last of a repeated key, as JSON.parse does', () => {
     const text = '{"nama": "Ayu", "kota": "Bogor", "nama": ["Budi", "Citra"]}';
-    expect(cutToText(text, compileProjection(['nama']), [false])).toBe(
-      slow(text, ['nama']).json,
-    );
+    expect(cutToText(text, compileProjection(['nama']), [false])).toBe(slow(text, ['nama']).json);
   });
 
   it('keeps list items that are a comma and a space, in lists jsonb spaced', () => {
