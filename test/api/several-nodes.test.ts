@@ -136,6 +136,24 @@ describe('three serve processes on one PostgreSQL and one Redis, behind the ship
     expect(Date.now() - at).toBeLessThan(1_000);
   });
 
+  it('refuses a key revoked by the operator on every node at once', async () => {
+    const scope = [{ campaignId: 'c', fields: ['nama'] }];
+    const doomed = await createTestKey(store, systemClock, scope);
+    // Each node has just served the key, and the page is in each node's cache.
+    for (const node of nodes) expect((await read(node.url, doomed.key)).status).toBe(200);
+    const revoked = await runHadirInProcess(['keys', 'revoke', doomed.id], { databaseUrl });
+    expect(revoked.status, revoked.stderr).toBe(0);
+    const at = Date.now();
+    for (const node of nodes) {
+      const answer = await read(node.url, doomed.key);
+      expect(answer.status, node.url).toBe(401);
+      expect(((await answer.json()) as { error: { message: string } }).error.message).toMatch(
+        /revoked/,
+      );
+    }
+    expect(Date.now() - at).toBeLessThan(1_000);
+  });
+
   it('delivers each notification once, whichever node sends it', async () => {
     for (let n = 0; n < 6; n++) {
       const node = nodes[n % NODES] as Node;
