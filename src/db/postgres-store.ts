@@ -53,7 +53,8 @@ const pgTypes = {
 /**
  * A pg client that runs a store's prepared queries as named statements: PostgreSQL then parses
  * and plans each once per connection instead of on every request, and hands back the rows of one
- * registered for values as arrays, or boxed (see HandOff in prepared-statements.ts). Other queries run as they come.
+ * registered as handed off each boxed (see HandOff in prepared-statements.ts). Other queries run
+ * as they come.
  */
 function clientPreparing(statements: PreparedStatements, byName: boolean): typeof pg.Client {
   return class NamedStatementClient extends pg.Client {
@@ -64,11 +65,9 @@ function clientPreparing(statements: PreparedStatements, byName: boolean): typeo
         // Behind a transaction pooler the next query may run on another server connection, which
         // never prepared the name: the statement is sent whole, its rows still in their shape.
         const query = byName ? { name, text: config, values } : { text: config, values };
-        const shape = statements.shapeOf(config);
-        if (shape === 'objects') return super.query(query, callback);
-        const arrays = { ...query, rowMode: 'array' } satisfies pg.QueryArrayConfig;
-        if (shape !== 'handed-off') return super.query(arrays, callback);
+        if (statements.shapeOf(config) === 'objects') return super.query(query, callback);
         if (callback) throw new Error('a handed-off statement is read through its promise');
+        const arrays = { ...query, rowMode: 'array' } satisfies pg.QueryArrayConfig;
         // Boxed as they arrive: the query, and its result once answered, hold only the boxes.
         return (super.query(arrays) as Promise<pg.QueryArrayResult>).then((result) => {
           result.rows = result.rows.map((row) => new HandOff(row[0]) as unknown as unknown[]);

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 
 /**
- * How a statement's rows come back: as objects keyed by column (Kysely's default), as the first
- * column's values alone (sparing a hot query an object per row), or as the first column's values
- * each in a HandOff (one large value the driver must not keep referring to; see HandOff).
+ * How a statement's rows come back: as objects keyed by column (Kysely's default), or as the
+ * first column's values each in a HandOff (one large value, a page's text, that the driver must
+ * not keep referring to; see HandOff), without a row object each.
  */
-export type RowShape = 'objects' | 'values' | 'handed-off';
+export type RowShape = 'objects' | 'handed-off';
 
 /**
  * The statements a store runs over and over, registered as their builders first compile: a

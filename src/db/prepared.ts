@@ -95,23 +95,6 @@ export function preparedQuery<Args extends readonly unknown[], Row>(
 }
 
 /**
- * A prepared query (see preparedQuery) selecting one column named `value`, answered as the list
- * of values, without a row object each.
- */
-export function preparedColumnQuery<Args extends readonly unknown[], Value>(
-  build: Builder<Args, { value: Value }>,
-): (store: Store, ...args: Args) => Promise<Value[]> {
-  const compile = compileOnce(build, 'values');
-  return async (store, ...args) => {
-    const rows = (await store.db.executeQuery(compile(store, args))).rows as unknown[];
-    // SQLite plucks the column; pg answers each row as an array of one value.
-    return store.engine === 'sqlite'
-      ? (rows as Value[])
-      : (rows as Array<[Value]>).map((row) => row[0]);
-  };
-}
-
-/**
  * A prepared query (see preparedQuery) selecting one column named `value` of at most one row, its
  * value handed over in a HandOff (null when there is no row): for one large value that neither
  * the driver nor an awaiting caller should keep referring to (see HandOff in prepared-statements.ts).

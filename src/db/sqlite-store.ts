@@ -41,7 +41,7 @@ function withStatementCache(
       if (!statement) {
         const prepared = database.prepare(text);
         const shape = statements.shapeOf(text);
-        if (shape === 'values' || shape === 'handed-off') prepared.pluck(true);
+        if (shape === 'handed-off') prepared.pluck(true);
         statement = prepared.readonly ? prepared : countingWrites(prepared, noteWrite);
         if (shape === 'handed-off') statement = handingOff(statement);
         cache.set(text, statement);

@@ -132,6 +132,8 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       expect(await page.locator('.notice').textContent()).toContain('tidak akan ditampilkan lagi');
       const revealed = await page.locator('#revealed-key').inputValue();
       expect(revealed).toMatch(/^hadir_sk_[0-9a-f]{64}$/);
+      // The portal's script shows the copy button once it has run; the check may come first.
+      await page.locator('button.copy').waitFor({ state: 'visible', timeout: 5_000 });
       expect(await page.locator('button.copy').isVisible()).toBe(true);
       await check(page, 'id-revealed');
       expect((await data(revealed)).status).toBe(200);

@@ -17,10 +17,6 @@ export class ByteWriter {
     if (this.#bytes.length > keep) this.#bytes = Buffer.allocUnsafeSlow(keep);
   }
 
-  get length(): number {
-    return this.#length;
-  }
-
   /** Room for `units` more UTF-16 code units of any text (at most 3 bytes each). */
   reserve(units: number): void {
     const needed = this.#length + units * 3;

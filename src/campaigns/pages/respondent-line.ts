@@ -28,12 +28,7 @@ export interface LineParts {
 const UNIT_SEPARATOR = '\u001f';
 
 /** Between the lines of a page's text; no line holds a raw control character. */
-export const RECORD_SEPARATOR = '\u001e';
-
-/** A page's lines as one text (see splitLines). */
-export function joinLines(lines: readonly string[]): string {
-  return lines.join(RECORD_SEPARATOR);
-}
+const RECORD_SEPARATOR = '\u001e';
 
 /** The lines of a page's text. */
 export function splitLines(text: string): string[] {
