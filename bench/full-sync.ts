@@ -120,7 +120,6 @@ export async function measureFullSync(options: {
         apiKey: key,
         campaigns: [CAMPAIGN],
         full: false,
-        lookBackMs: 0,
         limit: LIMIT,
       },
       { mirror, client: { fetch: counting, onRateLimit: () => (waits += 1) } },

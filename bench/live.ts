@@ -357,7 +357,7 @@ async function startWatcher(world: World, baseUrl: string, pollMs: number) {
   const mirror = await Mirror.open(`sqlite:${world.mirrorPath}`);
   const watcher = new SyncWatcher(
     {
-      sync: { baseUrl, apiKey: world.apiKey, campaigns: [], lookBackMs: 0, limit: 200 },
+      sync: { baseUrl, apiKey: world.apiKey, campaigns: [], limit: 200 },
       listen: { host: '127.0.0.1', port: 0 },
       secrets: [world.secret],
       pollIntervalMs: pollMs,

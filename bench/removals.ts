@@ -6,7 +6,7 @@ import { systemClock } from '../src/clock.ts';
 import { type Engine, openStore } from '../src/db/connect.ts';
 import { importRecords } from '../src/import/import.service.ts';
 import type { ImportItem } from '../src/import/import-sources.ts';
-import { stampRemovals } from '../src/journal/removal-stamps.repository.ts';
+import { stampChanges } from '../src/journal/change-stamps.repository.ts';
 import { removeRespondents } from '../src/removals/removals.repository.ts';
 import { clientHeaders, LIMIT, PAGE_ONE_PATH, serverEnv } from './cases.ts';
 import { inTurn, type Load, type Pair } from './load.ts';
@@ -19,7 +19,7 @@ export const REMOVED = 1_000;
 export interface RemovalsRow {
   engine: Engine;
   /** Requests of the incremental hadir-sync run after the removals, by kind. */
-  syncRequests: { removals: number; respondents: number; other: number };
+  syncRequests: { changes: number; removals: number; respondents: number; other: number };
   /** What R5 promises: ceil(REMOVED / 200) removal pages, one respondents page (nothing changed). */
   expectedRemovalPages: number;
   syncSeconds: number;
@@ -67,38 +67,43 @@ export async function measureRemovals(options: {
       .executeTakeFirstOrThrow();
     const mirror = await Mirror.open(`sqlite:${join(folder, 'mirror.sqlite')}`);
     for (const row of leaving) {
-      await mirror.storePage(
+      await mirror.applyChanges(
         BIG_CAMPAIGN,
         [
           {
+            type: 'upsert',
             id: row.id,
-            submittedAt: new Date(Number(row.submitted_at)).toISOString(),
-            attendanceStatus: row.attendance_status,
-            fields: {},
+            changedAt: until,
+            respondent: {
+              id: row.id,
+              submittedAt: new Date(Number(row.submitted_at)).toISOString(),
+              attendanceStatus: row.attendance_status,
+              fields: {},
+            },
           },
         ],
         { seenPass: null, checkpoint: null },
       );
     }
-    await mirror.finishSync(
-      BIG_CAMPAIGN,
-      new Date(Number(newest.newest)).toISOString(),
-      new Date().toISOString(),
-      until,
-    );
+    await mirror.finishSync(BIG_CAMPAIGN, {
+      watermark: new Date(Number(newest.newest)).toISOString(),
+      fullAt: new Date().toISOString(),
+      changesWatermark: until,
+    });
 
     await store.db.transaction().execute(async (trx) => {
       await removeRespondents(
         trx,
         leaving.map((row) => row.id),
       );
-      await stampRemovals(trx, store.engine, () => Date.now());
+      await stampChanges(trx, store.engine, () => Date.now());
     });
 
-    const counts = { removals: 0, respondents: 0, other: 0 };
+    const counts = { changes: 0, removals: 0, respondents: 0, other: 0 };
     const counting: typeof fetch = (input, init) => {
       const path = new URL(String(input instanceof Request ? input.url : input)).pathname;
-      if (path.endsWith('/removals')) counts.removals += 1;
+      if (path.endsWith('/changes')) counts.changes += 1;
+      else if (path.endsWith('/removals')) counts.removals += 1;
       else if (path.endsWith('/respondents')) counts.respondents += 1;
       else counts.other += 1;
       return fetch(input, { ...init, headers: { ...init?.headers, 'x-forwarded-proto': 'https' } });
@@ -110,7 +115,6 @@ export async function measureRemovals(options: {
         apiKey: key,
         campaigns: [BIG_CAMPAIGN],
         full: false,
-        lookBackMs: 0,
         limit: LIMIT,
       },
       { mirror, client: { fetch: counting } },
@@ -118,7 +122,7 @@ export async function measureRemovals(options: {
     const syncSeconds = (performance.now() - started) / 1000;
     await mirror.close();
     log(
-      `  ${engine}: incremental sync after ${REMOVED} removals: ${counts.removals} removal pages, ${counts.respondents} respondents pages, ${counts.other} other requests, ${syncSeconds.toFixed(2)} s`,
+      `  ${engine}: incremental sync after ${REMOVED} removals: ${counts.changes} changes pages, ${counts.removals} removal pages, ${counts.respondents} respondents pages, ${counts.other} other requests, ${syncSeconds.toFixed(2)} s`,
     );
 
     const pageOne: Load = { path: PAGE_ONE_PATH, headers, expectStatus: 200 };

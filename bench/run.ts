@@ -1,4 +1,4 @@
-// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents,downloads,compression,pgbouncer,distinct]
+// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,downloads,compression,pgbouncer,distinct]
 // [--against REF]: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
 // cluster; loads every case (each right after a plain node:http ceiling); loads PostgreSQL's
 // first and deepest pages in turn with a conventional Fastify + pg server, and splits the CPU of
@@ -39,6 +39,7 @@ import { type IngestRateRow, measureIngestRate, measureLive, measureLiveKills } 
 import { CONNECTIONS, inTurn, type Load, load } from './load.ts';
 import { type MemoryRow, measureMemory } from './memory.ts';
 import { measureNotifications, type NotificationsRow } from './notifications.ts';
+import { measurePartnerMirror } from './partner-mirror.ts';
 import { measurePgBouncer } from './pgbouncer.ts';
 import { measurePostgresPages, type PostgresPages } from './postgres-pages.ts';
 import { type ServerProcess, startCeiling, startHadir } from './processes.ts';
@@ -55,7 +56,7 @@ const { values: args } = parseArgs({
     only: {
       type: 'string',
       default:
-        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,agents,downloads,compression,pgbouncer,distinct',
+        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,downloads,compression,pgbouncer,distinct',
     },
     against: { type: 'string' },
   },
@@ -271,6 +272,37 @@ async function main(): Promise<void> {
       await cluster.stop();
     }
     // Notifications alone need no seeded million rows.
+    if (parts.size === 1) return;
+  }
+  if (parts.has('partner')) {
+    const seconds = Number(process.env.BENCH_PARTNER_SECONDS ?? 120);
+    log(
+      `Partner mirror: hadir-sync watch on the default budget, a stream through the ingest API for ${seconds} s`,
+    );
+    const rows = [];
+    for (const changesPerSecond of [5, 20]) {
+      rows.push(await measurePartnerMirror({ changesPerSecond, seconds, log }));
+    }
+    const goals = { p99Ms: 2500, rateLimited: 0, countedPerMinute: 60, missed: 0, differing: 0 };
+    const [steady, busy] = rows;
+    const met =
+      steady !== undefined &&
+      busy !== undefined &&
+      steady.p99Ms <= goals.p99Ms &&
+      rows.every(
+        (row) =>
+          row.rateLimited === 0 &&
+          row.countedPeakMinute <= goals.countedPerMinute &&
+          row.missed === 0 &&
+          row.differing === 0,
+      );
+    log(`Partner mirror goals ${met ? 'met' : 'MISSED'}`);
+    if (!met) process.exitCode = 1;
+    const day = new Date().toISOString().slice(0, 10);
+    writeFileSync(
+      join(RESULTS, `partner-mirror-${day}.json`),
+      `${JSON.stringify({ goals, rows }, null, 2)}\n`,
+    );
     if (parts.size === 1) return;
   }
   if (parts.has('live')) {

@@ -65,7 +65,7 @@ export async function measureWatchMirror(options: {
   });
   const watcher = new SyncWatcher(
     {
-      sync: { baseUrl, apiKey: key.key, campaigns: [campaignId], lookBackMs: 0, limit: 200 },
+      sync: { baseUrl, apiKey: key.key, campaigns: [campaignId], limit: 200 },
       listen: { host: '127.0.0.1', port: 0 },
       secrets: [secret],
       pollIntervalMs: 3_600_000,

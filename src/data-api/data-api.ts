@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import type { Redis } from 'ioredis';
 import { campaignRoutes } from '../campaigns/campaigns.routes.ts';
 import type { DataCaller, ReadAhead } from '../campaigns/campaigns.service.ts';
+import { changesRoutes } from '../changes/changes.routes.ts';
 import type { Clock } from '../clock.ts';
 import { type Config, DEFAULT_MAX_EVENT_LOOP_DELAY_MS, DEFAULT_PAGE_THREADS } from '../config.ts';
 import type { Store } from '../db/store.ts';
@@ -87,7 +88,7 @@ export function dataReadsOf(
  * The data API of spec, Endpoints, and its one door: every request is checked, in this order,
  * for overload, its key (requests of one turn together, see turn-gate.ts) while the campaign read
  * its route declares starts, its rate limit, then its key once more for a 401 before its
- * parameters; it is then answered by the campaign and removals routes, for a caller (key,
+ * parameters; it is then answered by the campaign, removals and changes routes, for a caller (key,
  * read-ahead, client still waiting) the door hands them, and written to the access log.
  */
 export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
@@ -179,5 +180,6 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
     data.addHook('onRequestAbort', access.onRequestAbort);
     await data.register(campaignRoutes(reads.campaigns));
     await data.register(removalsRoutes(reads.removals));
+    await data.register(changesRoutes(reads.changes));
   };
 }

@@ -4,6 +4,7 @@ import {
   type ReadAhead,
 } from '../campaigns/campaigns.service.ts';
 import { createRespondentPages } from '../campaigns/pages/respondent-pages.ts';
+import { type ChangesFeed, createChangesFeed } from '../changes/changes.service.ts';
 import type { Store } from '../db/store.ts';
 import { ResponseCache } from '../http/response-cache.ts';
 import { createRemovalsFeed, type RemovalsFeed } from '../removals/removals.service.ts';
@@ -22,13 +23,14 @@ export interface DataReadSettings {
 }
 
 /**
- * Every read a data request makes, built once from one speed setting: the campaign answers and
- * the removals feed, over one response cache, one set of shared reads and remembered page ends,
+ * Every read a data request makes, built once from one speed setting: the campaign answers, the
+ * removals feed and the changes feed, over one response cache, one set of shared reads and remembered page ends,
  * and the page threads. The data API's door (data-api.ts) is its one user.
  */
 export interface DataReads {
   campaigns: CampaignService;
   removals: RemovalsFeed;
+  changes: ChangesFeed;
   /**
    * Starts the campaign read a route declared it needs, while the request's key is checked; none
    * where read-ahead is off, or on SQLite, whose reads are synchronous: no round trip to overlap.
@@ -53,10 +55,12 @@ export function createDataReads(store: Store, settings: DataReadSettings): DataR
   });
   const campaigns = createCampaignService(store, { cache, pages, speedups });
   const removals = createRemovalsFeed(store, { campaigns, cursorKey });
+  const changes = createChangesFeed(store, { campaigns, cursorKey });
   const readAhead = speedups.on('read-ahead') && store.engine === 'postgres';
   return {
     campaigns,
     removals,
+    changes,
     readAhead: (kind, campaignId) =>
       readAhead ? campaigns.readAhead(kind, campaignId) : undefined,
     start: () => pages.start(),

@@ -1,4 +1,5 @@
 import type { CampaignService, DataCaller } from '../campaigns/campaigns.service.ts';
+import type { ChangesFeed } from '../changes/changes.service.ts';
 import type { RemovalsFeed } from '../removals/removals.service.ts';
 import type { DataReads } from './data-reads.ts';
 
@@ -25,9 +26,14 @@ export function routedReads(primary: DataReads, replica: DataReads): DataReads {
     page: (caller, campaignId, query) =>
       pick(caller).removals.page(onReplica(caller), campaignId, query),
   };
+  const changes: ChangesFeed = {
+    page: (caller, campaignId, query) =>
+      pick(caller).changes.page(onReplica(caller), campaignId, query),
+  };
   return {
     campaigns,
     removals,
+    changes,
     readAhead: (kind, campaignId) => primary.readAhead(kind, campaignId),
     start: () => {
       primary.start();

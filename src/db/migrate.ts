@@ -29,6 +29,7 @@ import * as removalsLastStamp from './migrations/0012-removals-last-stamp.ts';
 import * as respondentVersions from './migrations/0013-respondent-versions.ts';
 import * as ingest from './migrations/0014-ingest.ts';
 import * as changeWindows from './migrations/0015-change-windows.ts';
+import * as respondentChanges from './migrations/0016-respondent-changes.ts';
 import { unreachableReason } from './store-errors.ts';
 
 interface EngineMigration {
@@ -54,6 +55,7 @@ const MIGRATIONS = {
   '0013-respondent-versions': respondentVersions,
   '0014-ingest': ingest,
   '0015-change-windows': changeWindows,
+  '0016-respondent-changes': respondentChanges,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {

@@ -26,6 +26,7 @@ export interface Database {
   client_throttles: ClientThrottlesTable;
   key_usage_days: KeyUsageDaysTable;
   removals: RemovalsTable;
+  respondent_changes: RespondentChangesTable;
   removals_horizon: RemovalsHorizonTable;
   respondent_versions: RespondentVersionsTable;
   ingest_tokens: IngestTokensTable;
@@ -229,6 +230,17 @@ export interface RemovalsTable {
   respondent_id: string;
   /** When the removal was committed, as near as the service can tell (see removals.repository). */
   removed_at: number;
+}
+
+/**
+ * When each live respondent was last written, for the changes feed: stamped in commit order
+ * beside the removals (see change-stamps.repository.ts). Ids and times only.
+ */
+export interface RespondentChangesTable {
+  respondent_id: string;
+  campaign_id: string;
+  /** The stamp of the commit that last wrote the respondent; PENDING until that commit stamps it. */
+  changed_at: number;
 }
 
 /** When a campaign's next respondents.changed may go, and the event waiting to go then. */

@@ -63,6 +63,18 @@ Better: follow \`meta.nextCursor\`. Pass it back alone as \`cursor=\` (instead o
 \`GET /developer/v1/campaigns/CAMPAIGN_ID/fields\` names your allow-listed fields: \`{ "key", "label", "type", "position" }\` in form order, so you can show the questions instead of guessing from keys. The SDK (\`removals()\`, \`fields()\`) and \`hadir-sync\` do all of this for you.`,
   },
   {
+    id: 'changes',
+    title: 'Keeping a copy fresh: the changes feed',
+    markdown: `\`GET /developer/v1/campaigns/CAMPAIGN_ID/changes?since=TOKEN\` lists what changed in one campaign, in the order Hadir applied it: \`{ "type": "upsert", "id", "changedAt", "respondent" }\` (the respondent as it is now, allow-listed fields only: upsert it by id) and \`{ "type": "removal", "id", "changedAt" }\` (delete it from your copy). A respondent edited several times is listed once, at its latest. It is the one request a mirror needs: new rows, edits, late records (whatever their \`submittedAt\`) and removals, and nothing it already holds.
+
+1. First time: walk it without \`since\` (every current respondent), following \`meta.nextCursor\` until it is \`null\`; keep the last page's \`meta.until\`.
+2. Next time: walk it with \`since=<that until>\`, apply each item in order, keep the new \`until\`. No look-back, no overlap: a row edited while you walk moves to the end of the walk.
+3. Nothing new: keep your \`since\` and send the answer's \`ETag\` as \`If-None-Match\`; a campaign with nothing new answers 304, which does not count against your budget.
+4. \`410 full_sync_required\`: walk it again without \`since\`, and drop the rows it no longer lists.
+
+The SDK (\`changePages()\`, \`changesPage()\`) and \`hadir-sync\` (and \`hadir-sync watch\`, which spends at most 45 % of the key's budget) do this for you.`,
+  },
+  {
     id: 'conditional-requests',
     title: 'Polling cheaply: ETag and 304',
     markdown: `Every data response carries a strong \`ETag\`. Send it back as \`If-None-Match\` on the same URL: when nothing changed you get \`304 Not Modified\` with no body, and **a 304 does not count against your rate limit**. A conditional request is still refused with 429 while your budget for the minute is used up, and a full 200 answer to it is counted as usual. Responses are \`Cache-Control: private, no-cache\`: keep them only in your own store, and revalidate before reuse.`,
@@ -70,6 +82,6 @@ Better: follow \`meta.nextCursor\`. Pass it back alone as \`cursor=\` (instead o
   {
     id: 'errors',
     title: 'Errors',
-    markdown: `Every error is \`{ "error": { "code", "message" } }\`. 400 \`invalid_parameter\` (bad or unknown parameter; fix the request), 401 \`unauthorized\` (key missing, malformed, unknown, revoked, expired, or account deactivated), 403 \`forbidden\` (campaign outside your scope), 404 \`not_found\`, 410 \`full_sync_required\` (removals feed only: re-read the campaign, R5), 429 \`rate_limited\` (wait \`Retry-After\`), 500 \`internal_error\` (retry once with backoff), 503 \`service_unavailable\` (retry after \`Retry-After\`). Quote the \`X-Request-Id\` header when you report a problem.`,
+    markdown: `Every error is \`{ "error": { "code", "message" } }\`. 400 \`invalid_parameter\` (bad or unknown parameter; fix the request), 401 \`unauthorized\` (key missing, malformed, unknown, revoked, expired, or account deactivated), 403 \`forbidden\` (campaign outside your scope), 404 \`not_found\`, 410 \`full_sync_required\` (removals and changes feeds only: re-read the campaign, R5), 429 \`rate_limited\` (wait \`Retry-After\`), 500 \`internal_error\` (retry once with backoff), 503 \`service_unavailable\` (retry after \`Retry-After\`). Quote the \`X-Request-Id\` header when you report a problem.`,
   },
 ];

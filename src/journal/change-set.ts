@@ -55,8 +55,8 @@ export class ChangeSet {
   }
 
   /**
-   * Writes the transaction's events to the outbox; call it after stampRemovals, with the stamp it
-   * gave (undefined when nothing was removed).
+   * Writes the transaction's events to the outbox; call it after stampChanges, with the stamp it
+   * gave its removals (undefined when nothing was removed).
    */
   async record(db: Kysely<Database>, removalStamp: number | undefined, now: number) {
     const removedCounts =

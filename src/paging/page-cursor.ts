@@ -1,7 +1,7 @@
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 
 /** The paged lists of the data API; a cursor of one is refused by the other. */
-export type PagedList = 'respondents' | 'removals';
+export type PagedList = 'respondents' | 'removals' | 'changes';
 
 /**
  * How one list writes its place in its order into a cursor: both order by (a time, an id), each
@@ -127,7 +127,7 @@ function fieldsOf(value: unknown) {
   if (!Array.isArray(value)) return undefined;
   if (value[0] === FORMAT && value.length === 8) {
     const [, list, campaignId, sinceMs, limit, at, id, page] = value;
-    if (list !== 'respondents' && list !== 'removals') return undefined;
+    if (list !== 'respondents' && list !== 'removals' && list !== 'changes') return undefined;
     return { list: list as PagedList, campaignId, sinceMs, limit, at, id, page };
   }
   // Cursors issued before lists were named keep working to their end.

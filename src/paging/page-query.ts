@@ -93,3 +93,25 @@ export function pageMeta(total: number, query: { page: number; limit: number }):
     totalPages: Math.ceil(total / query.limit),
   };
 }
+
+/**
+ * The cursor of the items after a page whose last item is at `last`, or null when the page ends
+ * the list (`shown` items on it, `total` in the whole list).
+ */
+export function nextCursorAfter<P>(
+  paging: Paging<P>,
+  campaignId: string,
+  query: PageQuery<P>,
+  page: { shown: number; total: number; last: P | undefined },
+): string | null {
+  if (page.last === undefined || (query.page - 1) * query.limit + page.shown >= page.total) {
+    return null;
+  }
+  return paging.cursors.encode({
+    campaignId,
+    sinceMs: query.sinceMs,
+    limit: query.limit,
+    after: page.last,
+    page: query.page + 1,
+  });
+}

@@ -1,13 +1,13 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { PENDING } from '../journal/removal-stamps.repository.ts';
+import { PENDING } from '../journal/change-stamps.repository.ts';
 
 /**
  * Tombstones, written only here and only beside the removal they record: every way a respondent
  * leaves (a deletion in an import, a deleted campaign, an operator's erasure, retention) deletes
  * the row and records `(campaign, id)` in one statement pair of the caller's transaction.
  *
- * A tombstone is written PENDING and given its time by stampRemovals (src/journal/) just before its transaction
+ * A tombstone is written PENDING and given its time by stampChanges (src/journal/) just before its transaction
  * commits, so that `removed_at` is as near the commit as the service can make it: a long import
  * must not record removals at its start and commit them minutes later, behind a reader's `until`.
  */
@@ -54,6 +54,10 @@ export async function removeRespondents(
       .execute();
     if (rows.length === 0) continue;
     await recordPending(db, rows);
+    await forgetChanges(
+      db,
+      rows.map((row) => row.id),
+    );
     await db
       .deleteFrom('respondents')
       .where(
@@ -94,6 +98,7 @@ export async function removeCampaignRespondents(
   await sql`INSERT INTO removals (campaign_id, respondent_id, removed_at)
     SELECT campaign_id, id, ${PENDING} FROM respondents WHERE campaign_id = ${campaignId}
     ON CONFLICT (campaign_id, respondent_id) DO UPDATE SET removed_at = ${PENDING}`.execute(db);
+  await db.deleteFrom('respondent_changes').where('campaign_id', '=', campaignId).execute();
   const result = await db
     .deleteFrom('respondents')
     .where('campaign_id', '=', campaignId)
@@ -101,10 +106,15 @@ export async function removeCampaignRespondents(
   return Number(result.numDeletedRows);
 }
 
+/** A removed respondent leaves the changes feed's index: its tombstone speaks for it now. */
+async function forgetChanges(db: Kysely<Database>, ids: readonly string[]): Promise<void> {
+  await db.deleteFrom('respondent_changes').where('respondent_id', 'in', ids).execute();
+}
+
 /**
- * Respondents written again (an import names them after they left) are no longer removed, from
- * the campaign they are written to. A row that moves to another campaign leaves its old one: it
- * gets a tombstone there.
+ * Respondents written are changes for the feed (stamped at the commit), and those written again
+ * (an import names them after they left) are no longer removed, from the campaign they are
+ * written to. A row that moves to another campaign leaves its old one: it gets a tombstone there.
  */
 export async function noteRespondentsWritten(
   db: Kysely<Database>,
@@ -120,6 +130,22 @@ export async function noteRespondentsWritten(
       .execute();
     const moved = existing.filter((row) => campaignOf.get(row.id) !== row.campaign_id);
     if (moved.length > 0) await recordPending(db, moved);
+    await db
+      .insertInto('respondent_changes')
+      .values(
+        batch.map((row) => ({
+          respondent_id: row.id,
+          campaign_id: row.campaign_id,
+          changed_at: PENDING,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.column('respondent_id').doUpdateSet((eb) => ({
+          campaign_id: eb.ref('excluded.campaign_id'),
+          changed_at: PENDING,
+        })),
+      )
+      .execute();
     for (const campaignId of new Set(campaignOf.values())) {
       await db
         .deleteFrom('removals')
@@ -149,6 +175,10 @@ export async function noteStagedRespondentsWritten(
     ON CONFLICT (campaign_id, respondent_id) DO UPDATE SET removed_at = ${PENDING}`.execute(db);
   await sql`DELETE FROM removals m USING ${staged} s
     WHERE m.campaign_id = s.campaign_id AND m.respondent_id = s.id`.execute(db);
+  await sql`INSERT INTO respondent_changes (respondent_id, campaign_id, changed_at)
+    SELECT id, campaign_id, ${PENDING} FROM ${staged}
+    ON CONFLICT (respondent_id) DO UPDATE
+    SET campaign_id = excluded.campaign_id, changed_at = ${PENDING}`.execute(db);
 }
 
 /** A tombstone as the feed serves it. */

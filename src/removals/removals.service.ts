@@ -4,7 +4,13 @@ import { ApiError } from '../errors.ts';
 import { type CachedResponse, toCachedResponse } from '../http/response-cache.ts';
 import { toIso } from '../instant.ts';
 import { CursorCodec, type PositionFormat } from '../paging/page-cursor.ts';
-import { type PageQueryInput, type Paging, pageMeta, readPageQuery } from '../paging/page-query.ts';
+import {
+  nextCursorAfter,
+  type PageQueryInput,
+  type Paging,
+  pageMeta,
+  readPageQuery,
+} from '../paging/page-query.ts';
 import { countRemovals, type FeedStart, readHorizon, readRemovals } from './removals.repository.ts';
 import { DEFAULT_REMOVALS_LIMIT } from './removals.schemas.ts';
 
@@ -62,16 +68,11 @@ export function createRemovalsFeed(
         readRemovals(store.db, campaignId, query.sinceMs, start, query.limit),
       ]);
       const last = rows.at(-1);
-      const nextCursor =
-        last !== undefined && (query.page - 1) * query.limit + rows.length < total
-          ? paging.cursors.encode({
-              campaignId,
-              sinceMs: query.sinceMs,
-              limit: query.limit,
-              after: { removedAt: last.removedAt, respondentId: last.respondentId },
-              page: query.page + 1,
-            })
-          : null;
+      const nextCursor = nextCursorAfter(paging, campaignId, query, {
+        shown: rows.length,
+        total,
+        last: last && { removedAt: last.removedAt, respondentId: last.respondentId },
+      });
       const body = {
         data: rows.map((row) => ({ id: row.respondentId, removedAt: toIso(row.removedAt) })),
         meta: {

@@ -18,7 +18,7 @@ describe('the OpenAPI document', () => {
 
   beforeAll(async () => {
     // Eight counted key requests in the contract test, so its ninth is the 429 it checks.
-    t = await startTestApp('sqlite', { rateLimitPerMinute: 8 });
+    t = await startTestApp('sqlite', { rateLimitPerMinute: 9 });
     document = (await t.get(`${BASE}/openapi.json`)).body;
   });
   afterAll(() => t.close());
@@ -174,6 +174,7 @@ describe('the OpenAPI document', () => {
     const summary = `${BASE}/campaigns/{id}/summary`;
     const respondents = `${BASE}/campaigns/{id}/respondents`;
     const removals = `${BASE}/campaigns/{id}/removals`;
+    const changes = `${BASE}/campaigns/{id}/changes`;
     const fields = `${BASE}/campaigns/{id}/fields`;
     const cases: Array<[string, string, string | undefined, number]> = [
       [list, `${BASE}/campaigns`, key, 200],
@@ -182,6 +183,8 @@ describe('the OpenAPI document', () => {
       [respondents, `${BASE}/campaigns/c/respondents?limit=1`, key, 200],
       [respondents, `${BASE}/campaigns/c/respondents?limit=500`, key, 400],
       [removals, `${BASE}/campaigns/c/removals?limit=1`, key, 200],
+      [changes, `${BASE}/campaigns/c/changes`, key, 200],
+      [changes, `${BASE}/campaigns/c/changes`, key, 304], // not counted
       [fields, `${BASE}/campaigns/c/fields`, key, 200],
       [summary, `${BASE}/campaigns/other/summary`, key, 403],
       [summary, `${BASE}/campaigns/nope/summary`, key, 404],

@@ -44,6 +44,7 @@ describe('llms.txt, docs and skill.zip', () => {
     expect(Buffer.byteLength(text)).toBeLessThan(12 * 1024);
     for (const needle of [
       'GET /developer/v1/campaigns/{id}/respondents',
+      'GET /developer/v1/campaigns/{id}/changes',
       'limit? (min 1, max 200, default 50)',
       'cursor',
       'R1',
@@ -72,6 +73,7 @@ describe('llms.txt, docs and skill.zip', () => {
       'rate-limits',
       'incremental-sync',
       'removals',
+      'changes',
       'conditional-requests',
       'errors',
     ]);

@@ -13,9 +13,10 @@ const ROUTES = [
   `${BASE}/campaigns/open/summary`,
   `${BASE}/campaigns/open/respondents`,
   `${BASE}/campaigns/open/removals`,
+  `${BASE}/campaigns/open/changes`,
   `${BASE}/campaigns/open/fields`,
 ];
-const CAMPAIGN_ROUTES = ['summary', 'respondents', 'removals', 'fields'];
+const CAMPAIGN_ROUTES = ['summary', 'respondents', 'removals', 'changes', 'fields'];
 
 function expectError(
   response: { status: number; headers: Record<string, unknown>; body: any },

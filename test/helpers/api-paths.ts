@@ -4,6 +4,7 @@ export const API_PATHS = [
   '/developer/v1/campaigns/{id}/summary',
   '/developer/v1/campaigns/{id}/respondents',
   '/developer/v1/campaigns/{id}/removals',
+  '/developer/v1/campaigns/{id}/changes',
   '/developer/v1/campaigns/{id}/fields',
   '/developer/auth/login',
   '/developer/auth/verify-otp',

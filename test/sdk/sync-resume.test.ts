@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Mirror, type MirrorRow, runSync } from '../../packages/sync/src/index.ts';
+import { importDocument } from '../../src/import/import.service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { runProgram } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
@@ -60,7 +61,7 @@ describe('hadir-sync resumes, explains and exports', () => {
     try {
       let pages = 0;
       const dying: typeof fetch = async (input, init) => {
-        if (String(input).includes('/respondents') && ++pages === 4)
+        if (String(input).includes('/changes') && ++pages === 4)
           throw new TypeError('fetch failed');
         return fetch(input, init);
       };
@@ -69,7 +70,6 @@ describe('hadir-sync resumes, explains and exports', () => {
         apiKey,
         campaigns: ['besar'],
         full: false,
-        lookBackMs: 0,
         limit: 200,
       };
       await expect(
@@ -84,7 +84,7 @@ describe('hadir-sync resumes, explains and exports', () => {
 
       const asked: string[] = [];
       const counting: typeof fetch = async (input, init) => {
-        if (String(input).includes('/respondents')) asked.push(String(input));
+        if (String(input).includes('/changes')) asked.push(String(input));
         return fetch(input, init);
       };
       const [result] = await runSync(options, { mirror, client: { fetch: counting } });
@@ -106,45 +106,30 @@ describe('hadir-sync resumes, explains and exports', () => {
     }
   });
 
-  it('reads from a named change behind the watermark, over a checkpoint that began after it', async () => {
+  it('reads a late record behind the watermark, and only what changed, without a look-back', async () => {
     const mirror = await Mirror.open(`sqlite:${mirrorFile()}`);
     try {
-      const options = {
-        baseUrl,
-        apiKey,
-        campaigns: ['besar'],
-        full: false,
-        // From 200 seconds before the watermark: 400 rows, two pages.
-        lookBackMs: 200_000,
-        limit: 200,
-      };
+      const options = { baseUrl, apiKey, campaigns: ['kecil'], full: false, limit: 200 };
       await runSync(options, { mirror });
-      let pages = 0;
-      const dying: typeof fetch = async (input, init) => {
-        if (String(input).includes('/respondents') && ++pages === 2)
-          throw new TypeError('fetch failed');
+      // A record the platform sends late keeps its own early submittedAt.
+      t.clock.advance(1_000);
+      await importDocument(t.store, t.clock, {
+        respondents: [
+          { id: 'late', campaignId: 'kecil', submittedAt: at(3), attendanceStatus: 'NO' },
+        ],
+      });
+      const asked: string[] = [];
+      const counting: typeof fetch = async (input, init) => {
+        asked.push(new URL(String(input)).pathname);
         return fetch(input, init);
       };
-      await expect(
-        runSync(options, { mirror, client: { fetch: dying, maxRetries: 0 } }),
-      ).rejects.toThrow();
-      const lastSecond = Math.floor((ROWS - 1) / 2);
-      expect(await mirror.checkpoint('besar')).toMatchObject({
-        mode: 'incremental',
-        since: at(lastSecond - 200),
-      });
-
-      // A notification named rows from second 100 on: the checkpoint's pages cannot hold them.
-      const [named] = await runSync({ ...options, changedSince: { besar: at(100) } }, { mirror });
-      expect(named).toMatchObject({ mode: 'incremental', since: at(100), resumedFrom: 0 });
-      expect(named?.rows).toBe(ROWS - 2 * 101);
-      // A named change later than the look-back changes nothing.
-      const [later] = await runSync(
-        { ...options, changedSince: { besar: at(lastSecond - 10) } },
-        { mirror },
-      );
-      expect(later?.since).toBe(at(lastSecond - 200));
+      const [result] = await runSync(options, { mirror, client: { fetch: counting } });
+      expect(result).toMatchObject({ mode: 'incremental', rows: 1, pages: 1, removed: 0 });
+      expect(asked.filter((path) => path.endsWith('/changes'))).toHaveLength(1);
+      const late = (await all(mirror.rows(['kecil']))).find((row) => row.id === 'late');
+      expect(late).toMatchObject({ submittedAt: at(3), attendanceStatus: 'NO' });
     } finally {
+      await importDocument(t.store, t.clock, { respondents: [{ id: 'late', deleted: true }] });
       await mirror.close();
     }
   });

@@ -69,7 +69,6 @@ describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
     apiKey,
     campaigns: ['pesta'],
     full: false,
-    lookBackMs: 5 * 60_000,
     limit: 10,
     ...overrides,
   });
@@ -103,11 +102,15 @@ describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
       await importRespondents(t.store, t.clock, 'pesta', [
         { id: 'p000', submittedAt: at(40), answers: { menu: 'Rendang' } },
         { id: `p${next++}`, submittedAt: at(41), answers: { menu: 'Sate' } },
-        // A late row whose submittedAt lags behind the watermark, within the look-back.
+        // A late row whose submittedAt lags behind the watermark: the changes feed names it.
         { id: `p${next++}`, submittedAt: at(13), answers: { menu: 'Soto' } },
       ]);
+      const watermark = await mirror.changesWatermark('pesta');
+      expect(watermark).not.toBeNull();
       const second = await runSync(options(), { mirror });
-      expect(second[0]?.since).toBe(new Date(Date.parse(at(14)) - 5 * 60_000).toISOString());
+      // Only what changed is read again: two edits and a new row, in one page.
+      expect(second[0]).toMatchObject({ mode: 'incremental', rows: 3, pages: 1 });
+      expect(second[0]?.since).toBe(watermark);
       expect(await all(mirror.rows())).toEqual(await serverRows());
       expect(second[0]?.watermark).toBe(new Date(Date.parse(at(41))).toISOString());
     } finally {
@@ -121,7 +124,7 @@ describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
       let pages = 0;
       const busy: typeof fetch = async (input, init) => {
         const response = await fetch(input, init);
-        if (String(input).includes('/respondents') && ++pages === 2) {
+        if (String(input).includes('/changes') && ++pages === 2) {
           await importRespondents(t.store, t.clock, 'pesta', [
             { id: 'p001', submittedAt: at(60), answers: { menu: 'Gado-gado' } },
             { id: `p${next++}`, submittedAt: at(61) },
@@ -142,7 +145,7 @@ describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
     try {
       let pages = 0;
       const cutting: typeof fetch = async (input, init) => {
-        if (String(input).includes('/respondents') && ++pages === 3) await proxy.cut();
+        if (String(input).includes('/changes') && ++pages === 3) await proxy.cut();
         return fetch(input, init);
       };
       const viaProxy = options({ baseUrl: `http://127.0.0.1:${proxy.port}` });
@@ -167,7 +170,7 @@ describe.each(ENGINES)('hadir-sync mirroring into %s', (engine) => {
     try {
       let pages = 0;
       const dying: typeof fetch = async (input, init) => {
-        if (String(input).includes('/respondents') && ++pages === 3)
+        if (String(input).includes('/changes') && ++pages === 3)
           throw new TypeError('fetch failed: ECONNRESET');
         return fetch(input, init);
       };
@@ -382,7 +385,6 @@ describe('a SQLite mirror after removals', () => {
       apiKey,
       campaigns: ['tamu'],
       full: false,
-      lookBackMs: 0,
       limit: 200,
     };
     try {
@@ -449,7 +451,7 @@ describe('the removals watermark across daily retention', () => {
       );
       const sync = () =>
         runSync(
-          { baseUrl, apiKey, campaigns: ['tenang'], full: false, lookBackMs: 0, limit: 50 },
+          { baseUrl, apiKey, campaigns: ['tenang'], full: false, limit: 50 },
           { mirror, now: () => new Date(t.clock.now()) },
         );
       const retention = { daysAfterEvent: undefined, removalsDays: 90 };

@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HadirClient } from '../../packages/client/src/index.ts';
-import { Mirror, SyncWatcher } from '../../packages/sync/src/index.ts';
+import { Mirror, SyncWatcher, WatchStopped } from '../../packages/sync/src/index.ts';
 import { importDocument } from '../../src/import/import.service.ts';
+import { revokeKey } from '../../src/keys/keys.service.ts';
 import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts';
 import { addEndpoint } from '../../src/notifications/endpoints.service.ts';
 import { signatureHeader, webhookSealKey } from '../../src/notifications/signing.ts';
@@ -67,7 +68,7 @@ describe('hadir-sync watch', () => {
     });
     watcher = new SyncWatcher(
       {
-        sync: { baseUrl, apiKey: key.key, campaigns: [], lookBackMs: 0, limit: 200 },
+        sync: { baseUrl, apiKey: key.key, campaigns: [], limit: 200 },
         listen: { host: '127.0.0.1', port: 0 },
         secrets: [secret],
         pollIntervalMs: 3_600_000,
@@ -197,5 +198,106 @@ describe('hadir-sync watch', () => {
     });
     expect(answer.status).toBe(401);
     expect(lines.some((line) => line.startsWith('refused a notification'))).toBe(true);
+  });
+});
+
+describe('hadir-sync watch says what it waits for, and stops on a dead key', () => {
+  let t: TestApp;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    t = await startTestApp('sqlite', { clock: new ManualClock(Date.now()) });
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    await seedCampaign(t.store, t.clock, {
+      id: 'pesta',
+      fields: [{ key: 'menu', type: 'RADIO' }],
+      respondents: [row('a1', 1, 'Sate')],
+    });
+  });
+  afterAll(() => t.close());
+
+  const openMirror = () =>
+    Mirror.open(`sqlite:${join(mkdtempSync(join(tmpdir(), 'hadir-watch-')), 'mirror.sqlite')}`);
+
+  it('logs a 429 and a 503 with the wait and its reason, then carries on', async () => {
+    const key = await createTestKey(t.store, t.clock, [{ campaignId: 'pesta', fields: ['menu'] }]);
+    const mirror = await openMirror();
+    const lines: string[] = [];
+    let answered = 0;
+    // The second and third answers are refusals the service could give under load.
+    const flaky: typeof fetch = async (input, init) => {
+      answered += 1;
+      if (answered === 2)
+        return new Response('{}', { status: 429, headers: { 'retry-after': '3' } });
+      if (answered === 3) return new Response('{}', { status: 503 });
+      return fetch(input, init);
+    };
+    const watcher = new SyncWatcher(
+      {
+        sync: { baseUrl, apiKey: key.key, campaigns: ['pesta'], limit: 200 },
+        listen: { host: '127.0.0.1', port: 0 },
+        secrets: [],
+        pollIntervalMs: 3_600_000,
+      },
+      {
+        mirror,
+        log: (line) => lines.push(line),
+        client: { fetch: flaky, sleep: async () => {}, retryBaseDelayMs: 1 },
+      },
+    );
+    try {
+      await watcher.start();
+      expect(lines).toContain(
+        'rate limited (429): waiting 3 s, as Retry-After asks, then the same request again',
+      );
+      expect(
+        lines.some((line) =>
+          /^service busy \(503\): retrying in [\d.]+ s \(attempt 1\)$/.test(line),
+        ),
+      ).toBe(true);
+      expect((await mirror.campaignIds()).includes('pesta')).toBe(true);
+    } finally {
+      await watcher.stop();
+      await mirror.close();
+    }
+  });
+
+  it('stops when its key is revoked, naming the next step, and asks nothing more', async () => {
+    const key = await createTestKey(t.store, t.clock, [{ campaignId: 'pesta', fields: ['menu'] }]);
+    const mirror = await openMirror();
+    const lines: string[] = [];
+    let requests = 0;
+    const counting: typeof fetch = (input, init) => {
+      requests += 1;
+      return fetch(input, init);
+    };
+    const watcher = new SyncWatcher(
+      {
+        sync: { baseUrl, apiKey: key.key, campaigns: ['pesta'], limit: 200 },
+        listen: { host: '127.0.0.1', port: 0 },
+        secrets: [],
+        pollIntervalMs: 50,
+        gatherMs: 1,
+      },
+      { mirror, log: (line) => lines.push(line), client: { fetch: counting } },
+    );
+    try {
+      await watcher.start();
+      await revokeKey(t.store, t.clock, key.id);
+      const stopped = await watcher.stoppedByItself.catch((error: unknown) => error);
+      expect(stopped).toBeInstanceOf(WatchStopped);
+      expect((stopped as Error).message).toMatch(
+        /refused the API key \(401: .*\): it was revoked, has expired, or is unknown\. Ask for a new key .* start hadir-sync watch again/,
+      );
+      const after = requests;
+      // Polls every 50 ms while alive: stopped, it sends nothing more.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(requests).toBe(after);
+      expect(lines.filter((line) => line.includes('refused the API key'))).toHaveLength(1);
+    } finally {
+      await watcher.stop();
+      await mirror.close();
+    }
   });
 });

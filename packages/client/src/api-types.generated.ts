@@ -284,6 +284,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/developer/v1/campaigns/{id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What changed in a campaign: upserts and removals in one feed, one page at a time
+         * @description For a mirror that keeps up: each item is an upsert (the respondent as it is now, allow-listed fields only) or a removal (an id and a time), in the order Hadir applied them (changedAt, then id). A respondent edited several times is listed once, at its latest change. Without since the feed starts with every current respondent.
+         *
+         *     Walk it by meta.nextCursor until null, apply each item in order (upsert by id, delete removals), then keep the last page’s meta.until and send it as since next time. Nothing you already hold is read again, and a row edited during your walk moves to its end, so no walk misses it.
+         *
+         *     The ETag names the changes listed: send it back as If-None-Match with the same since, and a campaign with nothing new answers 304, which the rate limit does not count. Scope, allow-list, cursors and the rate limit work as for respondents. A since earlier than the feed vouches for (removals are kept REMOVALS_RETENTION_DAYS, 90 by default) answers 410 full_sync_required: walk it again without since.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/developer/v1/campaigns/{id}/fields": {
         parameters: {
             query?: never;
@@ -559,6 +583,35 @@ export interface components {
             /** @constant */
             type: "campaign.updated";
         };
+        /**
+         * Change
+         * @description One change, told apart by type.
+         */
+        Change: components["schemas"]["UpsertChange"] | components["schemas"]["RemovalChange"];
+        /** ChangesMeta */
+        ChangesMeta: {
+            limit: number;
+            /** @description Pass as cursor= for the rows after this page (keyset: edits cannot make it skip a row); null on the last page. */
+            nextCursor: string | null;
+            page: number;
+            /** @description Rows matching this request (since included). */
+            total: number;
+            /** @description R2: page until page >= totalPages, read fresh from every response; a short page is not the last. */
+            totalPages: number;
+            /**
+             * Format: date-time
+             * @description Every change applied up to this instant is in the feed. After the last page (nextCursor null), keep it and send it as since next time.
+             */
+            until: string;
+        };
+        /**
+         * ChangesPage
+         * @description One page of a campaign's changes, in the order Hadir applied them (changedAt, then id).
+         */
+        ChangesPage: {
+            data: components["schemas"]["Change"][];
+            meta: components["schemas"]["ChangesMeta"];
+        };
         /** Error */
         Error: {
             error: {
@@ -625,6 +678,21 @@ export interface components {
              * @description When it left, in UTC.
              */
             removedAt: string;
+        };
+        /**
+         * RemovalChange
+         * @description A respondent who left (deleted, erased or expired): ids and times only.
+         */
+        RemovalChange: {
+            /**
+             * Format: date-time
+             * @description When Hadir applied the change, in UTC: the feed's order, not the respondent's submittedAt.
+             */
+            changedAt: string;
+            /** @description The id of the respondent who left: delete it from your copy. */
+            id: string;
+            /** @enum {string} */
+            type: "removal";
         };
         /** RemovalsMeta */
         RemovalsMeta: {
@@ -744,6 +812,22 @@ export interface components {
             } & {
                 [key: string]: number;
             };
+        };
+        /**
+         * UpsertChange
+         * @description A respondent added or edited: upsert it by id (R4). Only its latest state is listed.
+         */
+        UpsertChange: {
+            /**
+             * Format: date-time
+             * @description When Hadir applied the change, in UTC: the feed's order, not the respondent's submittedAt.
+             */
+            changedAt: string;
+            /** @description The respondent's id, as in respondent.id. */
+            id: string;
+            respondent: components["schemas"]["Respondent"];
+            /** @enum {string} */
+            type: "upsert";
         };
         /** WebhookTestEvent */
         WebhookTestEvent: {
@@ -1854,6 +1938,160 @@ export interface operations {
             };
             /** @description unauthorized (a key or session missing, malformed, unknown, revoked or expired, or its account deactivated), or invalid_credentials / invalid_code on the portal. Do not retry with the same credentials. */
             401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: wait Retry-After seconds, then retry the same request (R3). Do not open parallel connections to get around it. */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error: an unexpected failure, logged under the X-Request-Id. Retry once with backoff, then alert. */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the store (or mail) is unreachable. Retry after Retry-After seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listChanges: {
+        parameters: {
+            query?: {
+                /** @description 1-based page number in decimal digits; default 1. */
+                page?: number;
+                /** @description Changes per page in decimal digits, 1 to 200; default 200, or with a cursor the cursor's. */
+                limit?: number;
+                /** @description meta.nextCursor of the previous page: the items strictly after it, in the same order. Instead of page. A cursor is signed and carries the since and limit of the request that returned it, so it may be sent alone; a since or limit sent beside it must be those, and a cursor of another list or campaign is refused, each with 400. */
+                cursor?: string;
+                /** @description Only changes Hadir applied strictly after this instant: the meta.until of your last walk of this feed, never a submittedAt. Without it, the feed starts with every current respondent. Older than the feed vouches for: 410 full_sync_required. */
+                since?: string;
+            };
+            header?: never;
+            path: {
+                /** @description A campaign id from GET /developer/v1/campaigns. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of a campaign's changes, in the order Hadir applied them (changedAt, then id). */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangesPage"];
+                };
+            };
+            /** @description Not Modified: the ETag in If-None-Match is current. No body; not counted against the rate limit. */
+            304: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid_parameter: a bad or unknown parameter or body field. Fix the request; do not retry. */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description unauthorized (a key or session missing, malformed, unknown, revoked or expired, or its account deactivated), or invalid_credentials / invalid_code on the portal. Do not retry with the same credentials. */
+            401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description forbidden: the campaign exists but is outside the key's scope (portal: step_up_required, password_change_required, or account_locked, which an operator must lift). Do not retry. */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such campaign (or it was deleted), key, device or route. Do not retry. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description full_sync_required: the removals feed cannot vouch for removals since that instant (tombstones that old were purged, or were not kept yet). Re-read the whole campaign without since, then follow the feed from the until of a removals answer taken before that pass. */
+            410: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];

@@ -2,6 +2,7 @@ import { HadirApiError, HadirNetworkError } from './errors.js';
 import { backoffDelay, isRetryableStatus, retryAfterSeconds, sleep } from './retry.js';
 import type {
   Campaign,
+  ChangesPage,
   FieldDefinition,
   Removal,
   RemovalsPage,
@@ -22,6 +23,14 @@ export interface RetryEvent {
   reason: string;
 }
 
+/** What the service answered one request: its status, and the key's budget as it stands. */
+export interface AnswerEvent {
+  url: string;
+  status: number;
+  /** From the RateLimit-* headers, when the answer has them. */
+  rateLimit?: { limit: number; remaining: number; resetSeconds: number };
+}
+
 export interface HadirClientOptions {
   /** The service root, e.g. https://hadir.example.com (the /developer/v1 prefix is added). */
   baseUrl: string;
@@ -37,6 +46,11 @@ export interface HadirClientOptions {
   onRateLimit?: (event: RateLimitEvent) => void;
   /** Called before each retry of a 5xx answer or a network error. */
   onRetry?: (event: RetryEvent) => void;
+  /**
+   * Called on every answer, before it is read: a `304` is not counted by the rate limit, any
+   * other status is. For clients that pace themselves within the key's budget.
+   */
+  onAnswer?: (event: AnswerEvent) => void;
   signal?: AbortSignal;
   /** For tests and custom transports. */
   fetch?: typeof fetch;
@@ -60,6 +74,14 @@ export interface RemovalsOptions {
   /** Only removals strictly after this instant: your last removals watermark. */
   since?: string;
   /** Removals per request, 1 to 200 (default 200). */
+  limit?: number;
+  signal?: AbortSignal;
+}
+
+export interface ChangesOptions {
+  /** The `meta.until` of your last walk of the feed; without it, every current respondent. */
+  since?: string;
+  /** Changes per request, 1 to 200 (default 200). */
   limit?: number;
   signal?: AbortSignal;
 }
@@ -136,6 +158,30 @@ export class HadirClient {
   }
 
   /**
+   * The allow-listed fields' definitions, unless they are the same as when they answered `etag`
+   * (a `304`, which the rate limit does not count).
+   */
+  async fieldsIfChanged(
+    campaignId: string,
+    etag: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<{ fields: FieldDefinition[]; etag: string | undefined } | 'unchanged'> {
+    let seen: string | undefined;
+    const body = await this.#get<{ data: FieldDefinition[] } | undefined>(
+      `/campaigns/${encodeURIComponent(campaignId)}/fields`,
+      {},
+      signal,
+      {
+        etag,
+        seen: (value) => {
+          seen = value;
+        },
+      },
+    );
+    return body === undefined ? 'unchanged' : { fields: body.data, etag: seen };
+  }
+
+  /**
    * Every page of respondents in server order, never re-sorted. With a server that offers
    * `meta.nextCursor` it follows the cursor; otherwise it pages until `page >= totalPages`, read
    * fresh from each answer, and repeats the pass when the ids received do not cover `meta.total`.
@@ -193,6 +239,54 @@ export class HadirClient {
   ): Promise<RemovalsPage> {
     const path = `/campaigns/${encodeURIComponent(campaignId)}/removals`;
     return this.#get<RemovalsPage>(path, onePageQuery(options), options.signal);
+  }
+
+  /**
+   * One page of the changes feed: the first after `since`, or the one after `cursor`. With
+   * `etag` (the ETag of an earlier answer to the same request), 'unchanged' when nothing is new:
+   * a `304`, which the rate limit does not count.
+   */
+  async changesPage(
+    campaignId: string,
+    options: ChangesOptions & { cursor?: string; etag?: string } = {},
+  ): Promise<{ page: ChangesPage; etag: string | undefined } | 'unchanged'> {
+    const path = `/campaigns/${encodeURIComponent(campaignId)}/changes`;
+    let etag: string | undefined;
+    const page = await this.#get<ChangesPage | undefined>(
+      path,
+      onePageQuery(options),
+      options.signal,
+      {
+        etag: options.etag,
+        seen: (value) => {
+          etag = value;
+        },
+      },
+    );
+    return page === undefined ? 'unchanged' : { page, etag };
+  }
+
+  /**
+   * Every page of a campaign's changes after `since` (every current respondent without it), by
+   * the server's cursor, in the order Hadir applied them: upsert each `upsert` by id and delete
+   * each `removal`, in order. Keep the last page's `meta.until` and pass it as `since` next time.
+   * A `since` older than the feed keeps throws HadirApiError 410 `full_sync_required`: walk it
+   * again without `since`.
+   */
+  async *changePages(
+    campaignId: string,
+    options: ChangesOptions = {},
+  ): AsyncGenerator<ChangesPage> {
+    let cursor: string | null = null;
+    do {
+      const answer = await this.changesPage(campaignId, {
+        ...options,
+        ...(cursor === null ? {} : { cursor }),
+      });
+      if (answer === 'unchanged') return;
+      yield answer.page;
+      cursor = answer.page.meta.nextCursor;
+    } while (cursor !== null);
   }
 
   /**
@@ -269,6 +363,7 @@ export class HadirClient {
         await this.#backoff(url, ++failures, `network error: ${failure.why}`, abort);
         continue;
       }
+      this.#options.onAnswer?.(answerEvent(url, response));
       if (conditional && response.status === 304) return undefined as T;
       if (response.ok) {
         conditional?.seen(response.headers.get('etag') ?? undefined);
@@ -310,4 +405,17 @@ export class HadirClient {
     this.#options.onRetry?.({ url: url.toString(), attempt, delayMs, reason });
     await this.#sleep(delayMs, signal);
   }
+}
+
+/** The answer's status and the RateLimit-* headers it carries. */
+function answerEvent(url: URL, response: Response): AnswerEvent {
+  const limit = Number(response.headers.get('ratelimit-limit'));
+  const remaining = Number(response.headers.get('ratelimit-remaining'));
+  const resetSeconds = Number(response.headers.get('ratelimit-reset'));
+  const known = response.headers.has('ratelimit-limit') && Number.isFinite(limit);
+  return {
+    url: url.toString(),
+    status: response.status,
+    ...(known ? { rateLimit: { limit, remaining, resetSeconds } } : {}),
+  };
 }

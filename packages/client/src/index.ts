@@ -1,4 +1,6 @@
 export {
+  type AnswerEvent,
+  type ChangesOptions,
   HadirClient,
   type HadirClientOptions,
   type RateLimitEvent,
@@ -10,14 +12,18 @@ export { HadirApiError, HadirNetworkError } from './errors.js';
 export type {
   AttendanceStatus,
   Campaign,
+  Change,
+  ChangesPage,
   ErrorEnvelope,
   FieldDefinition,
   PageMeta,
   Removal,
+  RemovalChange,
   RemovalsPage,
   Respondent,
   RespondentsPage,
   Summary,
+  UpsertChange,
 } from './types.js';
 export {
   type HadirEvent,

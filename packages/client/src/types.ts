@@ -28,5 +28,17 @@ export type Removal = Schemas['Removal'];
 
 export type RemovalsPage = Schemas['RemovalsPage'];
 
+/**
+ * One change of the changes feed, told apart by `type`: an `upsert` carries the respondent as it
+ * is now (upsert it by id, R4); a `removal` names an id to delete from your copy.
+ */
+export type Change = Schemas['Change'];
+
+export type UpsertChange = Schemas['UpsertChange'];
+
+export type RemovalChange = Schemas['RemovalChange'];
+
+export type ChangesPage = Schemas['ChangesPage'];
+
 /** What a field key stands for: the question's label, its type and its place in the form. */
 export type FieldDefinition = Schemas['FieldDefinition'];

@@ -5,20 +5,21 @@ import { campaignFile, type ExportFormat, exportRows } from './export.js';
 import { Mirror } from './mirror.js';
 import { plural, progressReporter } from './progress.js';
 import { runSync, type SyncOptions } from './sync.js';
-import { SyncWatcher } from './watch.js';
+import { DEFAULT_BUDGET_SHARE, SyncWatcher, WatchStopped } from './watch.js';
 
 const USAGE = `usage: hadir-sync --base-url URL [--api-key-env HADIR_API_KEY | --api-key-file PATH]
                   [--campaign ID ... | --all] --to sqlite:./mirror.sqlite|postgres://...
-                  [--full] [--restart] [--look-back 5m] [--limit 200]
+                  [--full] [--restart] [--limit 200]
                   [--export csv|jsonl FILE [--include-removed] [--time-zone Asia/Jakarta|UTC]
                    [--headers labels|keys] [--technical-columns]]
 
-Mirrors Hadir campaigns into a local database: rows are upserted by id, and each page is stored
-with a checkpoint, so a run that is interrupted continues where it stopped when run again
-(--restart starts the pass afresh). Each campaign's watermark moves only after a whole pass.
-Every run applies the removals feed: a respondent removed at the source keeps only its id and
-times here, its answers cleared. When the server no longer keeps removals that old, a full pass
-runs by itself. --full walks everything and clears rows the server no longer serves.
+Mirrors Hadir campaigns into a local database from each campaign's changes feed: the first run
+reads every respondent, later runs only what changed since (edits and new rows upserted by id,
+removals applied: a removed respondent keeps only its id and times here, its answers cleared).
+Each page is stored with a checkpoint, so a run that is interrupted continues where it stopped
+when run again (--restart starts the pass afresh); a campaign's watermark moves only after a
+whole pass. When the server no longer keeps removals that old, a full pass runs by itself.
+--full walks everything and clears rows the server no longer serves.
 --export writes the mirror to FILE (with or without syncing first), streaming and readable by
 its owner only: CSV has id, the submitted time in Asia/Jakarta (--time-zone UTC for UTC),
 attendance, and one column per field headed by its question (--headers keys for field keys),
@@ -29,18 +30,20 @@ flag, and never printed.
        hadir-sync watch --base-url URL [--api-key-env HADIR_API_KEY | --api-key-file PATH]
                   [--campaign ID ... | --all] --to sqlite:./mirror.sqlite|postgres://...
                   [--listen 127.0.0.1:8787] [--webhook-secret-env HADIR_WEBHOOK_SECRET]
-                  [--poll-every 5m] [--look-back 5m]
+                  [--poll-every 5m] [--budget-share 0.45]
 
 Keeps the mirror fresh: syncs once, then listens for Hadir's signed notifications at --listen
-and runs an incremental sync (removals included) of each campaign named, gathering bursts and
-never running two syncs at once. The endpoint's secret is read from the environment variable
-(two, space-separated, during a rotation); a notification that does not verify is refused. A
-safety poll asks each campaign's summary conditionally (free of the rate limit) every
---poll-every and syncs what changed. Without a secret it only polls. Stop with Ctrl+C.`;
+and reads the changes of each campaign named, gathering bursts and never running two syncs at
+once. It spends at most --budget-share of the key's requests a minute (0.45: 54 of the default
+120), spread evenly, so the key's other clients keep the rest. The endpoint's secret is read
+from the environment variable (two, space-separated, during a rotation); a notification that
+does not verify is refused. A safety poll asks each campaign's changes conditionally (a 304 is
+free of the rate limit) every --poll-every. Without a secret it only polls. It logs what it
+waits for; when the service refuses the key (401) it stops, saying what to do. Stop with Ctrl+C.`;
 
-function parseDuration(text: string): number {
+function parseDuration(text: string, flag: string): number {
   const match = /^(\d+)([smhd])$/.exec(text);
-  if (!match) throw new Error(`--look-back takes a duration like 30s, 5m, 1h, got '${text}'`);
+  if (!match) throw new Error(`${flag} takes a duration like 30s, 5m, 1h, got '${text}'`);
   return (
     Number(match[1]) *
     { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as 's' | 'm' | 'h' | 'd']
@@ -59,6 +62,15 @@ function readKey(envName: string, file: string | undefined): string {
   return key;
 }
 
+/** --look-back is accepted from older command lines, and said to be unneeded. */
+function noteLookBack(value: unknown): void {
+  if (value === undefined) return;
+  parseDuration(value as string, '--look-back');
+  process.stderr.write(
+    'hadir-sync: --look-back is no longer needed and is ignored: the changes feed names every change once, late ones included\n',
+  );
+}
+
 const RESUME_HINT = 'run the same command again to continue where it stopped';
 
 /** A failure in words: what was asked of which address, why it failed, and what to do. */
@@ -67,7 +79,7 @@ function explain(error: unknown, baseUrl: string | undefined): string {
     const request = error.requestId ? ` (request id ${error.requestId})` : '';
     const at = baseUrl ?? 'the service';
     if (error.status === 401)
-      return `${at} refused the API key: ${error.message}${request}; check the key`;
+      return `${at} refused the API key: ${error.message}${request}; the key was revoked, has expired, or is unknown: ask for a new key (or rotate it in the portal) and set it in the key's environment variable or file`;
     if (error.status === 403 || error.status === 404)
       return `${at}: ${error.message}${request}; check --campaign against the key's campaigns`;
     if (error.status >= 500)
@@ -179,7 +191,8 @@ async function watchCommand(argv: string[]): Promise<number> {
         listen: { type: 'string', default: '127.0.0.1:8787' },
         'webhook-secret-env': { type: 'string', default: 'HADIR_WEBHOOK_SECRET' },
         'poll-every': { type: 'string', default: '5m' },
-        'look-back': { type: 'string', default: '5m' },
+        'budget-share': { type: 'string', default: String(DEFAULT_BUDGET_SHARE) },
+        'look-back': { type: 'string' },
         limit: { type: 'string', default: '200' },
         help: { type: 'boolean' },
       },
@@ -203,7 +216,13 @@ async function watchCommand(argv: string[]): Promise<number> {
     const listen = parseListen(values.listen as string);
     const secretEnv = values['webhook-secret-env'] as string;
     const secrets = (process.env[secretEnv] ?? '').split(/[\s,]+/).filter((s) => s !== '');
-    const pollIntervalMs = parseDuration(values['poll-every'] as string);
+    const pollIntervalMs = parseDuration(values['poll-every'] as string, '--poll-every');
+    const budgetShare = Number(values['budget-share']);
+    if (!(budgetShare > 0 && budgetShare <= 1))
+      throw new Error(
+        `--budget-share takes a number above 0 and at most 1, got '${values['budget-share']}'`,
+      );
+    noteLookBack(values['look-back']);
     const mirror = await Mirror.open(to);
     const log = (line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`);
     const watcher = new SyncWatcher(
@@ -215,30 +234,36 @@ async function watchCommand(argv: string[]): Promise<number> {
             values['api-key-file'] as string | undefined,
           ),
           campaigns,
-          lookBackMs: parseDuration(values['look-back'] as string),
           limit: Number(values.limit),
         },
         listen,
         secrets,
         pollIntervalMs,
+        budgetShare,
       },
       { mirror, log },
     );
-    const { url } = await watcher.start();
-    process.stdout.write(
-      url
-        ? `watching: notifications at ${url}, a safety poll every ${values['poll-every']}\n`
-        : `watching by polling every ${values['poll-every']} (no secret in ${secretEnv}: notifications are not received)\n`,
-    );
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
-    await watcher.stop();
-    await mirror.close();
-    return 0;
+    try {
+      const { url } = await watcher.start();
+      const budget = `at most ${watcher.requestsPerMinute} requests a minute`;
+      process.stdout.write(
+        url
+          ? `watching: notifications at ${url}, a safety poll every ${values['poll-every']}, ${budget}\n`
+          : `watching by polling every ${values['poll-every']}, ${budget} (no secret in ${secretEnv}: notifications are not received)\n`,
+      );
+      const signalled = new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await Promise.race([signalled, watcher.stoppedByItself]);
+      return 0;
+    } finally {
+      await watcher.stop();
+      await mirror.close();
+    }
   } catch (error) {
-    process.stderr.write(`hadir-sync watch: ${explain(error, baseUrl)}\n`);
+    const message = error instanceof WatchStopped ? error.message : explain(error, baseUrl);
+    process.stderr.write(`hadir-sync watch: ${message}\n`);
     return 1;
   }
 }
@@ -254,7 +279,7 @@ export async function main(argv: string[]): Promise<number> {
       options: {
         ...SOURCE_AND_MIRROR_OPTIONS,
         full: { type: 'boolean' },
-        'look-back': { type: 'string', default: '5m' },
+        'look-back': { type: 'string' },
         limit: { type: 'string', default: '200' },
         export: { type: 'string' },
         restart: { type: 'boolean' },
@@ -289,6 +314,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!baseUrl && exportFormat === undefined) throw new Error('--base-url is required to sync');
     if (baseUrl && campaigns.length === 0 && !values.all)
       throw new Error('name campaigns with --campaign ID, or pass --all');
+    noteLookBack(values['look-back']);
 
     const mirror = await Mirror.open(to);
     try {
@@ -305,7 +331,6 @@ export async function main(argv: string[]): Promise<number> {
           campaigns,
           full: values.full === true,
           restart: values.restart === true,
-          lookBackMs: parseDuration(values['look-back'] as string),
           limit,
         });
       }

@@ -42,8 +42,10 @@ export interface MirrorTables {
     last_full_sync_at: StoredTime | null;
     /** Where an unfinished pass stopped (see Checkpoint), null between passes. */
     checkpoint: StoredJson | null;
-    /** The removals feed's `until` after the last whole sync: removals are applied from there. */
+    /** The removals feed's `until` after the last whole sync, by hadir-sync before the changes feed. */
     removals_watermark: StoredTime | null;
+    /** The changes feed's `until` after the last whole walk: the next walk reads from there. */
+    changes_watermark: StoredTime | null;
   };
 }
 
@@ -95,6 +97,7 @@ export async function prepareMirror(db: Kysely<MirrorTables>, engine: MirrorEngi
     .addColumn('last_full_sync_at', sql.raw(time))
     .addColumn('checkpoint', sql.raw(json))
     .addColumn('removals_watermark', sql.raw(time))
+    .addColumn('changes_watermark', sql.raw(time))
     .execute();
   await upgrade(db, engine);
 }
@@ -107,6 +110,7 @@ async function upgrade(db: Kysely<MirrorTables>, engine: MirrorEngine): Promise<
     ['mirror_state', 'checkpoint', json],
     ['mirror_state', 'removals_watermark', time],
     ['mirror_campaigns', 'field_definitions', json],
+    ['mirror_state', 'changes_watermark', time],
   ];
   const tables = await db.introspection.getTables();
   const has = (table: string, column: string) =>

@@ -1,4 +1,4 @@
-import type { Campaign, FieldDefinition, Respondent, Summary } from '@hadir/client';
+import type { Campaign, Change, FieldDefinition, Summary } from '@hadir/client';
 import type { Kysely } from 'kysely';
 import { connectMirror } from './mirror-connection.js';
 import {
@@ -22,13 +22,14 @@ export interface MirrorRow {
 export type PassMode = 'first' | 'incremental' | 'full';
 
 /**
- * Where an unfinished pass stopped, saved with every page it stored: a rerun continues after
- * `cursor` with the same `since`, instead of starting over.
+ * Where an unfinished walk of the changes feed stopped, saved with every page it applied: a rerun
+ * continues after `cursor` with the same `since`, instead of starting over.
  */
 export interface Checkpoint {
   mode: PassMode;
+  /** The changes watermark the walk reads from (null: from the beginning). */
   since: string | null;
-  /** The `meta.nextCursor` of the last page stored. */
+  /** The `meta.nextCursor` of the last page applied. */
   cursor: string;
   rows: number;
   pages: number;
@@ -36,15 +37,10 @@ export interface Checkpoint {
   /** Marks the rows a full pass has seen (see markRemovedExcept). */
   passId: string;
   startedAt: string;
-  /**
-   * The removals feed's `until` taken before a first or full pass began: the next run applies
-   * removals from there, so none made while the pass ran (or lay interrupted) is missed.
-   */
-  removalsUntil?: string;
 }
 
 /** What a removed row keeps: its id, campaign and times. The person's answers go. */
-function cleared(removedAt: string) {
+function clearedRow(removedAt: string) {
   return { removed_at: removedAt, fields: '{}', attendance_status: '' };
 }
 
@@ -73,10 +69,11 @@ export class Mirror {
     return new Mirror(db, engine, rebuild);
   }
 
+  /** Stores a campaign's list entry, and its summary and fields unless unchanged (undefined). */
   async saveCampaign(
     campaign: Campaign,
-    summary: Summary,
-    fields: FieldDefinition[],
+    summary: Summary | undefined,
+    fields: FieldDefinition[] | undefined,
     now: string,
   ): Promise<void> {
     const values = {
@@ -85,8 +82,8 @@ export class Mirror {
       event_date: campaign.eventDate,
       location: campaign.location,
       response_count: campaign.responseCount,
-      summary: JSON.stringify(summary),
-      field_definitions: JSON.stringify(fields),
+      ...(summary ? { summary: JSON.stringify(summary) } : {}),
+      ...(fields ? { field_definitions: JSON.stringify(fields) } : {}),
       synced_at: now,
     };
     await this.#db
@@ -97,21 +94,26 @@ export class Mirror {
   }
 
   /**
-   * Stores one page in one transaction: its rows upserted by id (a row seen again is no longer
-   * marked removed) and the checkpoint that says so, so a rerun neither misses nor repeats a page.
+   * Applies one page of the changes feed in one transaction: its upserts stored by id (a row seen
+   * again is no longer marked removed), its removals cleared, and the checkpoint that says so, so
+   * a rerun neither misses nor repeats a page. Within a page each respondent appears once, so the
+   * order of the two does not matter. Returns how many rows were cleared.
    */
-  async storePage(
+  async applyChanges(
     campaignId: string,
-    rows: Respondent[],
+    changes: readonly Change[],
     pass: { seenPass: string | null; checkpoint: Checkpoint | null },
-  ): Promise<void> {
+  ): Promise<number> {
     const { seenPass, checkpoint } = pass;
+    const upserts = changes.flatMap((change) => (change.type === 'upsert' ? [change] : []));
+    const removals = changes.flatMap((change) => (change.type === 'removal' ? [change] : []));
+    let cleared = 0;
     await this.#db.transaction().execute(async (trx) => {
-      if (rows.length > 0) {
+      if (upserts.length > 0) {
         await trx
           .insertInto('mirror_respondents')
           .values(
-            rows.map((row) => ({
+            upserts.map(({ respondent: row }) => ({
               id: row.id,
               campaign_id: campaignId,
               submitted_at: row.submittedAt,
@@ -133,6 +135,16 @@ export class Mirror {
           )
           .execute();
       }
+      for (const removal of removals) {
+        const result = await trx
+          .updateTable('mirror_respondents')
+          .set(clearedRow(removal.changedAt))
+          .where('id', '=', removal.id)
+          .where('campaign_id', '=', campaignId)
+          .where('removed_at', 'is', null)
+          .executeTakeFirst();
+        cleared += Number(result.numUpdatedRows);
+      }
       if (checkpoint) {
         const saved = JSON.stringify(checkpoint);
         await trx
@@ -147,6 +159,17 @@ export class Mirror {
           .execute();
       }
     });
+    return this.#cleared(cleared);
+  }
+
+  /** The changes feed's `until` after the campaign's last whole walk, if any. */
+  async changesWatermark(campaignId: string): Promise<string | null> {
+    const row = await this.#db
+      .selectFrom('mirror_state')
+      .select('changes_watermark')
+      .where('campaign_id', '=', campaignId)
+      .executeTakeFirst();
+    return isoOf(row?.changes_watermark ?? null);
   }
 
   async watermark(campaignId: string): Promise<string | null> {
@@ -177,26 +200,24 @@ export class Mirror {
   }
 
   /**
-   * Records a whole, successful pass: the watermark moves forward only, never back, and the
-   * checkpoint is cleared.
+   * Records a whole, successful walk: the changes watermark it ends at, the largest submittedAt
+   * (which moves forward only, never back), and the checkpoint cleared.
    */
   async finishSync(
     campaignId: string,
-    watermark: string | null,
-    fullAt: string | null,
-    removalsWatermark: string | null,
+    walk: { watermark: string | null; fullAt: string | null; changesWatermark: string | null },
   ): Promise<void> {
     const current = await this.watermark(campaignId);
     const next =
-      [current, watermark]
+      [current, walk.watermark]
         .filter((value): value is string => value !== null)
         .sort()
         .at(-1) ?? null;
     const values = {
       watermark: next,
       checkpoint: null,
-      removals_watermark: removalsWatermark,
-      ...(fullAt ? { last_full_sync_at: fullAt } : {}),
+      changes_watermark: walk.changesWatermark,
+      ...(walk.fullAt ? { last_full_sync_at: walk.fullAt } : {}),
     };
     await this.#db
       .insertInto('mirror_state')
@@ -209,7 +230,7 @@ export class Mirror {
   async markRemovedExcept(campaignId: string, passId: string, now: string): Promise<number> {
     const result = await this.#db
       .updateTable('mirror_respondents')
-      .set(cleared(now))
+      .set(clearedRow(now))
       .where('campaign_id', '=', campaignId)
       .where('removed_at', 'is', null)
       .where((eb) => eb.or([eb('seen_pass', 'is', null), eb('seen_pass', '!=', passId)]))
@@ -217,53 +238,20 @@ export class Mirror {
     return this.#cleared(Number(result.numUpdatedRows));
   }
 
-  /**
-   * Applies removals from the feed: each row of the campaign named is cleared (a row that moved
-   * to another campaign meanwhile is not this campaign's any more, and stays). Returns how many.
-   */
-  async applyRemovals(
-    campaignId: string,
-    removals: ReadonlyArray<{ id: string; removedAt: string }>,
-  ): Promise<number> {
-    let applied = 0;
-    await this.#db.transaction().execute(async (trx) => {
-      for (const removal of removals) {
-        const result = await trx
-          .updateTable('mirror_respondents')
-          .set(cleared(removal.removedAt))
-          .where('id', '=', removal.id)
-          .where('campaign_id', '=', campaignId)
-          .where('removed_at', 'is', null)
-          .executeTakeFirst();
-        applied += Number(result.numUpdatedRows);
-      }
-    });
-    return this.#cleared(applied);
-  }
-
   /** A campaign the key can no longer read (deleted, or out of its scope): every row is cleared. */
   async removeCampaign(campaignId: string, now: string): Promise<number> {
     const result = await this.#db
       .updateTable('mirror_respondents')
-      .set(cleared(now))
+      .set(clearedRow(now))
       .where('campaign_id', '=', campaignId)
       .where('removed_at', 'is', null)
       .executeTakeFirst();
     await this.#db
       .updateTable('mirror_state')
-      .set({ watermark: null, removals_watermark: null, checkpoint: null })
+      .set({ watermark: null, removals_watermark: null, changes_watermark: null, checkpoint: null })
       .where('campaign_id', '=', campaignId)
       .execute();
     return this.#cleared(Number(result.numUpdatedRows));
-  }
-
-  async removalsWatermark(campaignId: string): Promise<string | null> {
-    const row = await this.#db
-      .selectFrom('mirror_state')
-      .select('removals_watermark')
-      .where('campaign_id', '=', campaignId)
-      .executeTakeFirst();
-    return isoOf(row?.removals_watermark ?? null);
   }
 
   /** The definitions of the fields the key could read at the last sync, in form order. */

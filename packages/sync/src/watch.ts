@@ -1,15 +1,25 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  HadirClient,
+  HadirApiError,
+  type HadirClient,
   type HadirClientOptions,
   type HadirEvent,
   HadirWebhookReplayError,
   verifyWebhook,
   WebhookReplayGuard,
 } from '@hadir/client';
+import { BudgetPacer } from './budget.js';
 import type { Mirror } from './mirror.js';
-import { type CampaignResult, runSync, type SyncOptions } from './sync.js';
+import {
+  type CampaignResult,
+  type QuietTags,
+  refreshCampaigns,
+  type SyncOptions,
+  syncCampaign,
+  syncClient,
+  syncWith,
+} from './sync.js';
 
 export interface WatchOptions {
   sync: Omit<SyncOptions, 'full' | 'restart'>;
@@ -17,10 +27,14 @@ export interface WatchOptions {
   listen: { host: string; port: number };
   /** The endpoint's signing secrets (two during a rotation); none: poll only. */
   secrets: readonly string[];
-  /** The safety poll: each campaign's summary is asked for, conditionally, this often. */
+  /** The safety poll: each campaign's changes are asked for, conditionally, this often. */
   pollIntervalMs: number;
-  /** Notifications of one burst are gathered this long into one sync. */
+  /** Notifications after a quiet spell are gathered this long into one sync. */
   gatherMs?: number;
+  /** The share of the key's budget the watch spends at most (default 0.45). */
+  budgetShare?: number;
+  /** How often campaigns' descriptions (list, summary, fields) are refreshed while they change. */
+  describeEveryMs?: number;
 }
 
 export interface WatchDeps {
@@ -30,50 +44,111 @@ export interface WatchDeps {
   onSynced?: (results: CampaignResult[]) => void;
 }
 
-/** The earlier of two ISO times, either possibly unknown. */
-function earliest(a: string | undefined, b: string | undefined): string | undefined {
-  if (a === undefined) return b;
-  if (b === undefined) return a;
-  return a < b ? a : b;
-}
+/** Why a watch stopped by itself: the service refused its key, and retrying cannot help. */
+export class WatchStopped extends Error {}
 
 /** Bodies larger than this are not Hadir's (its notifications stay under 20 kB). */
 const MAX_BODY_BYTES = 64 * 1024;
+export const DEFAULT_BUDGET_SHARE = 0.45;
+const DEFAULT_DESCRIBE_EVERY_MS = 60_000;
+
+/** The next step for a key the service refused (401), in words. */
+function deadKeyMessage(error: HadirApiError): string {
+  return `the service refused the API key (401: ${error.message}): it was revoked, has expired, or is unknown. Ask for a new key (or rotate it in the portal), put it in the key's environment variable or file, and start hadir-sync watch again`;
+}
 
 /**
- * Keeps a mirror fresh: listens for signed notifications and runs an incremental sync (removals
- * included) of each campaign named, gathering bursts and never running two syncs at once; a safety
- * poll with conditional requests (free of the rate limit) catches a lost notification.
+ * Keeps a mirror fresh: listens for signed notifications and reads each named campaign's changes
+ * feed from its watermark, never two syncs at once, within a share of the key's budget (the rest
+ * stays with the key's other clients); a safety poll asks each campaign's feed conditionally (a
+ * `304` is free) to catch a lost notification. It says what it waits for, and stops when the
+ * service refuses its key.
  */
 export class SyncWatcher {
   readonly #options: WatchOptions;
   readonly #deps: WatchDeps;
   readonly #client: HadirClient;
-  /** Campaigns to sync next, each with the earliest `since` its notifications named. */
-  readonly #pending = new Map<string, string | undefined>();
-  /** The `since` of notifications whose sync failed: the next sync of the campaign reads from it. */
-  readonly #owed = new Map<string, string>();
+  readonly #pacer: BudgetPacer;
+  /** Campaigns to sync next. */
+  readonly #pending = new Set<string>();
+  /** Whether campaigns' descriptions are due for a refresh (a campaign changed, or was added). */
+  #describeDue = false;
+  #describedAt = 0;
   readonly #etags = new Map<string, string | undefined>();
+  readonly #quiet: QuietTags = new Map();
   /** Notifications already taken, so that one replayed within its 5 minutes is not taken again. */
   readonly #replays = new WebhookReplayGuard();
   #draining: Promise<void> | undefined;
   #server: Server | undefined;
   #poll: NodeJS.Timeout | undefined;
   #stopped = false;
+  #stop: ((error: WatchStopped) => void) | undefined;
+  /** Settles when the watch stops by itself (rejects with WatchStopped); never on stop(). */
+  readonly stoppedByItself: Promise<never>;
 
   constructor(options: WatchOptions, deps: WatchDeps) {
     this.#options = options;
     this.#deps = deps;
-    this.#client = new HadirClient({
-      baseUrl: options.sync.baseUrl,
-      apiKey: options.sync.apiKey,
-      ...deps.client,
+    const log = deps.log;
+    this.#pacer = new BudgetPacer({
+      share: options.budgetShare ?? DEFAULT_BUDGET_SHARE,
+      onWait: (ms, reason) => {
+        if (ms >= 5_000) log(`pacing: waiting ${(ms / 1000).toFixed(1)} s (${reason})`);
+      },
     });
+    const pacer = this.#pacer;
+    const transport = deps.client?.fetch ?? globalThis.fetch;
+    this.#client = syncClient(
+      options.sync,
+      {
+        ...deps.client,
+        fetch: async (input, init) => {
+          await pacer.turn(new Headers(init?.headers).has('if-none-match'));
+          return transport(input, init);
+        },
+        onAnswer: (event) => {
+          pacer.observe(event);
+          deps.client?.onAnswer?.(event);
+        },
+        onRateLimit: (event) => {
+          log(
+            `rate limited (429): waiting ${event.retryAfterSeconds} s, as Retry-After asks, then the same request again`,
+          );
+          deps.client?.onRateLimit?.(event);
+        },
+        onRetry: (event) => {
+          log(
+            `${event.reason.startsWith('HTTP 503') ? 'service busy (503)' : event.reason}: retrying in ${(event.delayMs / 1000).toFixed(1)} s (attempt ${event.attempt})`,
+          );
+          deps.client?.onRetry?.(event);
+        },
+      },
+      () => {},
+    );
+    this.stoppedByItself = new Promise<never>((_, reject) => {
+      this.#stop = reject;
+    });
+    this.stoppedByItself.catch(() => {});
+  }
+
+  /** Counted requests a minute the watch allows itself. */
+  get requestsPerMinute(): number {
+    return this.#pacer.perMinute;
   }
 
   /** Brings the mirror up to date, then listens and polls; returns where it listens. */
   async start(): Promise<{ url: string | undefined }> {
-    await this.#sync(new Map(this.#options.sync.campaigns.map((id) => [id, undefined])));
+    const results = await syncWith(
+      this.#client,
+      { ...this.#options.sync, full: false },
+      { mirror: this.#deps.mirror, quiet: this.#quiet },
+    ).catch((error: unknown) => {
+      throw error instanceof HadirApiError && error.status === 401
+        ? new WatchStopped(deadKeyMessage(error))
+        : error;
+    });
+    this.#describedAt = Date.now();
+    this.#report(results);
     let url: string | undefined;
     if (this.#options.secrets.length > 0) {
       this.#server = createServer((request, response) => {
@@ -131,6 +206,8 @@ export class SyncWatcher {
       this.#deps.log(`refused a notification: ${(error as Error).message}`);
       return { status: 401, message: 'not verified' };
     }
+    // A stopped watch takes nothing: Hadir keeps the notification for a later try.
+    if (this.#stopped) return { status: 503, message: 'stopped' };
     this.#take(event);
     return { status: 204, message: '' };
   }
@@ -146,19 +223,18 @@ export class SyncWatcher {
     }
     const watched = this.#options.sync.campaigns;
     if (watched.length > 0 && !watched.includes(event.data.campaignId)) return;
-    this.#schedule(
-      event.data.campaignId,
-      event.type === 'respondents.changed' ? event.data.since : undefined,
-    );
+    if (event.type.startsWith('campaign.')) this.#describeDue = true;
+    this.#schedule(event.data.campaignId);
   }
 
-  #schedule(campaignId: string, since?: string): void {
-    this.#pending.set(campaignId, earliest(this.#pending.get(campaignId), since));
+  /** Syncs the campaign soon (none: only the campaigns' descriptions, and new campaigns). */
+  #schedule(campaignId?: string): void {
+    if (campaignId !== undefined) this.#pending.add(campaignId);
     if (this.#draining || this.#stopped) return;
     this.#draining = (async () => {
       await new Promise((resolve) => setTimeout(resolve, this.#options.gatherMs ?? 200));
-      while (this.#pending.size > 0 && !this.#stopped) {
-        const campaigns = new Map(this.#pending);
+      while ((this.#pending.size > 0 || this.#describeDue) && !this.#stopped) {
+        const campaigns = [...this.#pending];
         this.#pending.clear();
         await this.#sync(campaigns);
       }
@@ -167,34 +243,75 @@ export class SyncWatcher {
     });
   }
 
-  /** Syncs these campaigns (none: every one), each from the earliest `since` named for it. */
-  async #sync(campaigns: ReadonlyMap<string, string | undefined>): Promise<void> {
-    const changedSince: Record<string, string> = {};
-    for (const [id, since] of campaigns) {
-      const from = earliest(since, this.#owed.get(id));
-      if (from !== undefined) changedSince[id] = from;
-    }
+  /** Reads these campaigns' changes (descriptions too, when due); what fails is tried again. */
+  async #sync(campaigns: readonly string[]): Promise<void> {
+    const deps = { mirror: this.#deps.mirror, quiet: this.#quiet };
+    const results: CampaignResult[] = [];
+    const watched = this.#options.sync.campaigns;
+    const wanted = [...campaigns];
     try {
-      const results = await runSync(
-        { ...this.#options.sync, campaigns: [...campaigns.keys()], full: false, changedSince },
-        { mirror: this.#deps.mirror, ...(this.#deps.client ? { client: this.#deps.client } : {}) },
-      );
-      for (const result of results) {
-        this.#deps.log(
-          `${result.campaignId}: ${result.rows} rows, ${result.removed} removed, watermark ${result.watermark ?? 'none'}`,
+      const mirrored = new Set(await this.#deps.mirror.campaignIds());
+      const describe =
+        this.#describeDue ||
+        campaigns.some((id) => !mirrored.has(id)) ||
+        Date.now() - this.#describedAt >=
+          (this.#options.describeEveryMs ?? DEFAULT_DESCRIBE_EVERY_MS);
+      let readable: Set<string> | undefined;
+      if (describe) {
+        const described = await refreshCampaigns(
+          this.#client,
+          { campaigns: this.#options.sync.campaigns },
+          deps,
+          this.#etags,
+        );
+        this.#describeDue = false;
+        this.#describedAt = Date.now();
+        results.push(...described.results);
+        readable = new Set(described.readable.map((campaign) => campaign.id));
+        // With --all, a campaign the key reads now and the mirror lacks is read whole.
+        if (watched.length === 0) {
+          for (const id of readable) if (!mirrored.has(id) && !wanted.includes(id)) wanted.push(id);
+        }
+      }
+      for (const campaignId of wanted) {
+        if (readable && !readable.has(campaignId)) continue;
+        if (!readable && !mirrored.has(campaignId)) continue;
+        results.push(
+          await syncCampaign(
+            this.#client,
+            campaignId,
+            { ...this.#options.sync, full: false },
+            deps,
+          ),
         );
       }
-      for (const id of campaigns.keys()) this.#owed.delete(id);
-      this.#deps.onSynced?.(results);
+      await this.#deps.mirror.scrubRemoved();
     } catch (error) {
-      // Nothing named is forgotten: the next sync reads from the same `since`, and the next poll
-      // syncs the campaigns even if their summaries do not change again.
-      for (const [id, from] of Object.entries(changedSince)) this.#owed.set(id, from);
-      for (const id of campaigns.keys()) this.#etags.delete(id);
+      if (error instanceof HadirApiError && error.status === 401) {
+        this.#deps.log(deadKeyMessage(error));
+        this.#stopped = true;
+        clearTimeout(this.#poll);
+        this.#stop?.(new WatchStopped(deadKeyMessage(error)));
+        return;
+      }
+      // Nothing named is forgotten: each campaign's watermark moves only after a whole walk, so
+      // the next notification or poll reads from where this one began.
       this.#deps.log(
-        `sync of ${[...campaigns.keys()].join(', ') || 'every campaign'} failed: ${(error as Error).message}; the next notification or poll tries again`,
+        `sync of ${wanted.join(', ') || 'the campaign list'} failed: ${(error as Error).message}; the next notification or poll tries again`,
       );
     }
+    this.#report(results);
+  }
+
+  #report(results: readonly CampaignResult[]): void {
+    for (const result of results) {
+      if (result.pages === 0 && result.removed === 0 && !result.fullBecause) continue;
+      if (result.fullBecause) this.#deps.log(`${result.campaignId}: ${result.fullBecause}`);
+      this.#deps.log(
+        `${result.campaignId}: ${result.rows} rows, ${result.removed} removed, watermark ${result.watermark ?? 'none'}`,
+      );
+    }
+    if (results.length > 0) this.#deps.onSynced?.([...results]);
   }
 
   #schedulePoll(): void {
@@ -205,24 +322,13 @@ export class SyncWatcher {
     this.#poll.unref();
   }
 
-  /** Asks each campaign's summary, conditionally; a campaign whose summary changed is synced. */
+  /** Every watched campaign's changes, conditionally: a quiet campaign's 304 costs nothing. */
   async #pollOnce(): Promise<void> {
-    try {
-      const watched = this.#options.sync.campaigns;
-      const ids =
-        watched.length > 0
-          ? watched
-          : (await this.#client.campaigns()).map((campaign) => campaign.id);
-      for (const id of ids) {
-        const known = this.#etags.get(id);
-        const answer = await this.#client.summaryIfChanged(id, known);
-        if (answer === 'unchanged') continue;
-        // Changed since the last look (or first looked at): whatever changed is synced.
-        this.#etags.set(id, answer.etag);
-        this.#schedule(id);
-      }
-    } catch (error) {
-      this.#deps.log(`safety poll failed: ${(error as Error).message}`);
-    }
+    const watched = this.#options.sync.campaigns;
+    // With --all, the poll also looks for campaigns added to the key's scope.
+    if (watched.length === 0) this.#describeDue = true;
+    const ids = watched.length > 0 ? watched : await this.#deps.mirror.campaignIds();
+    for (const id of ids) this.#pending.add(id);
+    this.#schedule();
   }
 }
