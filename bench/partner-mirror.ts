@@ -237,7 +237,8 @@ export async function measurePartnerMirror(options: {
       for (const change of sent) {
         // A newer version of the same guest supersedes the one still waiting.
         const id = change.version.split('@')[0] as string;
-        for (const version of waiting.keys()) if (version.startsWith(`${id}@`)) waiting.delete(version);
+        for (const version of waiting.keys())
+          if (version.startsWith(`${id}@`)) waiting.delete(version);
         waiting.set(change.version, { answeredAt, removal: change.removal });
       }
       changes += records.length;
