@@ -93,7 +93,7 @@ export interface AppDeps {
    * The platform's ingest API on this listener, with its bound on batches at once; left out
    * when it has a listener of its own (see buildIngestApp).
    */
-  ingest?: Pick<IngestSettings, 'maxConcurrentBatches' | 'scrubAfterMs'>;
+  ingest?: Pick<IngestSettings, 'maxConcurrentBatches' | 'scrubAfterMs' | 'refusedTokensPerMinute'>;
 }
 
 export const DATA_PREFIX = '/developer/v1';
@@ -224,7 +224,10 @@ export async function buildIngestApp(
     'store' | 'clock' | 'logger' | 'tls' | 'requireForwardedHttps' | 'connectionTimeouts'
   > & {
     config: Pick<Config, 'trustProxy'>;
-    ingest: Pick<IngestSettings, 'maxConcurrentBatches' | 'scrubAfterMs'>;
+    ingest: Pick<
+      IngestSettings,
+      'maxConcurrentBatches' | 'scrubAfterMs' | 'refusedTokensPerMinute'
+    >;
   },
 ): Promise<FastifyInstance> {
   const app = createServer({

@@ -84,7 +84,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   const metrics = new Metrics({ processMetrics: true });
   let listeningUrl = `http://${config.host}:${config.port}`;
-  const ingest = { maxConcurrentBatches: config.ingestMaxConcurrentBatches };
+  const ingest = {
+    maxConcurrentBatches: config.ingestMaxConcurrentBatches,
+    // Unknown ingest tokens are throttled per address as unknown API keys are.
+    refusedTokensPerMinute: config.anonymousRateLimitPerMinute,
+  };
   const app = await buildApp({
     ...(readStore ? { readStore, replica: { maxLagMs: config.databaseReadMaxLagMs } } : {}),
     ...(redis ? { redis } : {}),

@@ -131,7 +131,7 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
         lastStoreWarning = clock.now();
         request.log.warn(
           { cause: String((error as Error)?.message ?? error) },
-          'rate-limit store unreachable; requests let through',
+          'rate-limit store failed; requests let through',
         );
       },
     });

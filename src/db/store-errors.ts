@@ -95,6 +95,10 @@ export function unreachableReason(error: unknown): string | undefined {
     if (typeof code === 'string' && PG_CONNECTION_REFUSALS[code]) {
       return `${PG_CONNECTION_REFUSALS[code]} (${cause.message})`;
     }
+    // PgBouncer refuses the session settings Hadir sends at connection unless told it is there.
+    if (cause.message.includes('unsupported startup parameter')) {
+      return `a connection pooler refused a session setting (${cause.message}): behind PgBouncer in transaction mode, add ?pgbouncer=true to DATABASE_URL`;
+    }
   }
   if (!isStoreUnavailable(error)) return undefined;
   const deepest = (() => {

@@ -14,8 +14,12 @@ export interface GuestListHeadings {
   attendance: string;
 }
 
-/** What a spreadsheet would take for the start of a formula (OWASP's list). */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * What a spreadsheet would take for the start of a formula: OWASP's list, their full-width
+ * look-alikes (which spreadsheets in East Asian locales read as the same), and any of them
+ * behind spaces a spreadsheet skips (a space, a no-break space, a zero-width space or joiner).
+ */
+const FORMULA_START = /^[ \u00a0\u200b-\u200d\u2060\ufeff]*[=+\-@\t\r\uff1d\uff0b\uff0d\uff20]/;
 
 /**
  * A cell's text made safe to open: one that a spreadsheet would read as a formula gets a leading

@@ -76,9 +76,24 @@ if not started or started + window <= now then return {0, 0} end
 return {tonumber(redis.call('HGET', KEYS[1], 'c')), started + window - now}`;
 
 type RedisWithWindows = Redis & {
-  hadirWindowIncr(key: string, now: number, window: number): Promise<[number, number]>;
-  hadirWindowRead(key: string, now: number, window: number): Promise<[number, number]>;
+  hadirWindowIncr(key: string, now: number, window: number): Promise<unknown>;
+  hadirWindowRead(key: string, now: number, window: number): Promise<unknown>;
 };
+
+/**
+ * A window as the scripts answer it, `[count, ms left]`; anything else (a Redis that answers nil
+ * or a bare number) is an error, so that the request fails open with a logged warning instead of
+ * waiting for an answer that never comes.
+ */
+function windowOf(answer: unknown): { current: number; ttl: number } {
+  if (Array.isArray(answer) && answer.length === 2) {
+    const [current, ttl] = answer.map(Number) as [number, number];
+    if (Number.isFinite(current) && Number.isFinite(ttl)) return { current, ttl };
+  }
+  throw new Error(
+    `Redis answered the rate-limit script with ${JSON.stringify(answer) ?? String(answer)}, not [count, ms]`,
+  );
+}
 
 export class RedisWindowStore implements RateLimitStore {
   readonly #redis: RedisWithWindows;
@@ -92,17 +107,23 @@ export class RedisWindowStore implements RateLimitStore {
   }
 
   incr(budget: string, callback: StoreCallback, timeWindow: number): void {
-    this.#redis.hadirWindowIncr(`hadir:rate:${budget}`, this.#clock.now(), timeWindow).then(
-      ([current, ttl]) => callback(null, { current, ttl }),
-      (error: Error) => callback(error),
-    );
+    this.#redis
+      .hadirWindowIncr(`hadir:rate:${budget}`, this.#clock.now(), timeWindow)
+      .then(windowOf)
+      .then(
+        (window) => callback(null, window),
+        (error: Error) => callback(error),
+      );
   }
 
   read(budget: string, callback: StoreCallback, timeWindow: number): void {
-    this.#redis.hadirWindowRead(`hadir:rate:${budget}`, this.#clock.now(), timeWindow).then(
-      ([current, ttl]) => callback(null, { current, ttl }),
-      (error: Error) => callback(error),
-    );
+    this.#redis
+      .hadirWindowRead(`hadir:rate:${budget}`, this.#clock.now(), timeWindow)
+      .then(windowOf)
+      .then(
+        (window) => callback(null, window),
+        (error: Error) => callback(error),
+      );
   }
 
   child(): this {

@@ -83,9 +83,30 @@ function label(place: string, record: unknown): string {
 }
 
 /** A value as a problem line may show it: JSON-quoted, and short. */
-function shown(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+export function shown(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    // Nested past what the serialiser can write: nothing of it is worth showing.
+    return 'a value nested too deep to show';
+  }
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+/** How deep a record may nest: an answer's list sits three levels down. */
+export const MAX_RECORD_DEPTH = 16;
+
+/** Whether a value nests deeper than MAX_RECORD_DEPTH, found without recursion. */
+function nestsTooDeep(value: unknown): boolean {
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > MAX_RECORD_DEPTH) return true;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** A campaign or respondent id (see record-ids.ts): it must be reachable by URL and CLI. */
@@ -98,7 +119,8 @@ function requireId(problems: Problems, where: string, record: Json, key: string)
       ? `'${key}' is required: ${RECORD_ID_RULE}`
       : `'${key}' must be ${RECORD_ID_RULE}, got ${shown(value)}`,
   );
-  return typeof value === 'string' ? value : '';
+  // No id: nothing invalid is looked up or named (PostgreSQL cannot even compare a NUL).
+  return '';
 }
 
 function checkKeys(problems: Problems, where: string, record: Json, allowed: readonly string[]) {
@@ -163,7 +185,7 @@ function instant(problems: Problems, where: string, value: unknown, key: string)
   }
   problems.add(
     where,
-    `'${key}' must be an ISO-8601 date-time with Z or an offset, got ${JSON.stringify(value)}`,
+    `'${key}' must be an ISO-8601 date-time with Z or an offset, got ${shown(value)}`,
   );
   return null;
 }
@@ -203,10 +225,7 @@ function parseFields(
     }
     const type = field.type;
     if (!FIELD_TYPES.includes(type as FieldType)) {
-      problems.add(
-        at,
-        `'type' must be one of ${FIELD_TYPES.join(', ')}, got ${JSON.stringify(type)}`,
-      );
+      problems.add(at, `'type' must be one of ${FIELD_TYPES.join(', ')}, got ${shown(type)}`);
     }
     if (seen.has(key)) problems.add(at, `field key '${key}' appears twice`);
     seen.add(key);
@@ -229,6 +248,9 @@ interface OpenedRecord {
  * `{ "id": …, "deleted": true }`, the deletion it stands for. Undefined when it is not an object.
  */
 function openRecord(problems: Problems, place: string, record: unknown): OpenedRecord | undefined {
+  if (nestsTooDeep(record)) {
+    return void problems.add(place, `is nested more than ${MAX_RECORD_DEPTH} levels deep`);
+  }
   const where = label(place, record);
   if (!isObject(record)) return void problems.add(where, 'must be an object');
   const id = requireId(problems, where, record, 'id');
@@ -368,7 +390,7 @@ export function checkRespondent(
   if (!ATTENDANCE_STATUSES.includes(status as AttendanceStatus)) {
     problems.add(
       where,
-      `'attendanceStatus' must be one of ${ATTENDANCE_STATUSES.join(', ')}, got ${JSON.stringify(status)}`,
+      `'attendanceStatus' must be one of ${ATTENDANCE_STATUSES.join(', ')}, got ${shown(status)}`,
     );
   }
   // Checked like the rest of the record, then dropped: never stored, never served.

@@ -8,7 +8,7 @@ import {
   TokenType,
 } from '@streamparser/json';
 import { isRecordId, RECORD_ID_RULE } from '../record-ids.ts';
-import { isObject } from './import-records.ts';
+import { isObject, shown } from './import-records.ts';
 
 /**
  * One thing read from an import file: a record with its place in the file (`respondents[5]`,
@@ -216,7 +216,7 @@ function lineItem(place: string, text: string): ImportItem {
   return {
     kind: 'problem',
     where: place,
-    what: `'type' must be campaign, respondent or deletion, got ${JSON.stringify(type) ?? 'nothing'}`,
+    what: `'type' must be campaign, respondent or deletion, got ${type === undefined ? 'nothing' : shown(type)}`,
   };
 }
 

@@ -172,7 +172,8 @@ class ImportRun {
     const deletions = this.deletions;
     this.upserts = [];
     this.deletions = [];
-    for (const repeated of await nameIds(this.db, [...upserts, ...deletions])) {
+    const named = [...upserts, ...deletions].filter((entry) => entry.id !== '');
+    for (const repeated of await nameIds(this.db, named)) {
       this.problems.add(repeated.where, `id also used by ${repeated.firstNamedAt}`);
     }
     if (this.problems.any) {

@@ -12,6 +12,7 @@ import {
 } from './ingest.service.ts';
 import { noteIngestTokenUsed } from './ingest-tokens.repository.ts';
 import { type IngestCaller, verifyIngestToken } from './ingest-tokens.service.ts';
+import { TokenRefusals } from './token-refusals.ts';
 
 export const INGEST_PREFIX = '/ingest/v1';
 
@@ -28,6 +29,8 @@ export interface IngestSettings {
   maxConcurrentBatches: number;
   /** SCRUB_AFTER_REMOVAL_MS unless given (tests shorten it). */
   scrubAfterMs?: number;
+  /** Refused tokens a minute from one address before it is answered 429 (60 unless given). */
+  refusedTokensPerMinute?: number;
 }
 
 declare module 'fastify' {
@@ -74,9 +77,19 @@ export function ingestRoutes(settings: IngestSettings): FastifyPluginAsync {
       { parseAs: 'buffer', bodyLimit: MAX_BATCH_BYTES },
       (_request, body, done) => done(null, body),
     );
+    const refusals = new TokenRefusals(settings.refusedTokensPerMinute ?? 60, settings.clock);
     ingest.addHook('onRequest', async (request: FastifyRequest) => {
+      const wait = refusals.waitOf(request.ip);
+      if (wait > 0) {
+        throw new ApiError(
+          'rate_limited',
+          `too many refused ingest tokens from this address: try again in ${wait} s`,
+          { 'retry-after': String(wait) },
+        );
+      }
       const caller = await verifyIngestToken(settings.store, request.headers.authorization);
       if (caller.kind !== 'valid') {
+        refusals.refused(request.ip);
         throw new ApiError('unauthorized', refusal(caller), {
           'www-authenticate': 'Bearer realm="hadir-ingest"',
         });
@@ -105,6 +118,14 @@ export function ingestRoutes(settings: IngestSettings): FastifyPluginAsync {
           throw new ApiError(
             'unsupported_media_type',
             'a batch is JSON Lines: send Content-Type: application/x-ndjson',
+          );
+        }
+        // A compressed body read as text would be refused line by line, or worse, taken.
+        const coding = request.headers['content-encoding']?.trim().toLowerCase();
+        if (coding !== undefined && coding !== '' && coding !== 'identity') {
+          throw new ApiError(
+            'unsupported_media_type',
+            `a batch is sent as it is: Content-Encoding ${coding} is not decoded here; send the body without it`,
           );
         }
         const key = request.headers['idempotency-key'];

@@ -40,15 +40,19 @@ export type BatchOutcome =
   | { kind: 'key_reused' }
   | { kind: 'too_many_records'; records: number };
 
-/** How many records a JSON Lines body holds (its lines that are not blank). */
+/**
+ * How many records a JSON Lines body holds: its lines that are not blank, split as the reader
+ * splits them (jsonLinesItems: at LF, CR LF, or CR alone).
+ */
 function recordCount(body: Buffer): number {
   let count = 0;
   let blank = true;
-  for (const byte of body) {
-    if (byte === 0x0a) {
+  for (let at = 0; at < body.length; at++) {
+    const byte = body[at];
+    if (byte === 0x0a || byte === 0x0d) {
       if (!blank) count += 1;
       blank = true;
-    } else if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0d) {
+    } else if (byte !== 0x20 && byte !== 0x09) {
       blank = false;
     }
   }

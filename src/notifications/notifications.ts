@@ -6,7 +6,7 @@ import {
   DeliveryWorker,
   type DeliveryWorkerOptions,
 } from './delivery-worker.ts';
-import { noticeExpiringKeys, purgeDeliveryLog } from './housekeeping.ts';
+import { noticeExpiringKeys, purgeDeliveryLog, purgeIngestBatches } from './housekeeping.ts';
 import { webhookSealKey } from './signing.ts';
 import { deliveryWakeUps } from './wake-ups.ts';
 import { notificationAgents, type SenderOptions } from './webhook-sender.ts';
@@ -78,6 +78,7 @@ export function startNotifications(settings: NotificationSettings): {
     const now = settings.clock.now();
     await noticeExpiringKeys(settings.store.db, now);
     await purgeDeliveryLog(settings.store.db, now);
+    await purgeIngestBatches(settings.store.db, now);
   };
   const run = () => {
     housekeeping().catch(settings.onError);

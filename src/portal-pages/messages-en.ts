@@ -302,11 +302,13 @@ export const en = {
     sdkTitle: 'With the client SDK',
     sdk: 'In Node.js, with @hadir/client: it pages, waits out rate limits and retries for you.',
     syncTitle: 'With hadir-sync',
-    sync: 'Keep a copy of every campaign your key reads in SQLite (or PostgreSQL), and export it as CSV:',
-    install: 'Install it (Node.js 20 or later), from this server, in the folder you work in:',
+    sync: 'Keep a copy of every campaign your key reads in SQLite, and export it as CSV (a SQLite copy needs Node.js 22.16 or later):',
+    syncOlderNode:
+      'On Node.js 20 to 22.15, keep the copy in PostgreSQL instead (any database you may write to):',
+    install: 'Install it (Node.js 20 or later), from this server, in a folder of its own:',
     notBuilt: 'This server was built without its installable packages.',
     mcpTitle: 'With an AI agent (MCP)',
-    mcp: "Let an agent that speaks the Model Context Protocol read with your key: start it in the folder of the install, with this in its MCP configuration. Its reads count against your key's rate limit.",
+    mcp: "Let an agent that speaks the Model Context Protocol read with your key: in the folder of the install, this prints the entry for its MCP configuration, with absolute paths, so that the agent's host may start it from any folder. Put your key in place of the placeholder. Its reads count against your key's rate limit.",
   },
   notFound: {
     title: 'Page not found',

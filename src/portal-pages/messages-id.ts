@@ -295,11 +295,13 @@ export const id: Messages = {
     sdkTitle: 'Dengan SDK klien',
     sdk: 'Di Node.js, dengan @hadir/client: SDK mengurus halaman, batas permintaan dan pengulangan.',
     syncTitle: 'Dengan hadir-sync',
-    sync: 'Simpan salinan setiap kampanye yang dibaca kunci Anda di SQLite (atau PostgreSQL), lalu ekspor sebagai CSV:',
-    install: 'Pasang (Node.js 20 atau lebih baru) dari server ini, di folder tempat Anda bekerja:',
+    sync: 'Simpan salinan setiap kampanye yang dibaca kunci Anda di SQLite, lalu ekspor sebagai CSV (salinan SQLite perlu Node.js 22.16 atau lebih baru):',
+    syncOlderNode:
+      'Di Node.js 20 sampai 22.15, simpan salinannya di PostgreSQL (basis data apa pun yang boleh Anda tulisi):',
+    install: 'Pasang (Node.js 20 atau lebih baru) dari server ini, di folder tersendiri:',
     notBuilt: 'Server ini dibangun tanpa paket yang dapat dipasang.',
     mcpTitle: 'Dengan agen AI (MCP)',
-    mcp: 'Biarkan agen yang memakai Model Context Protocol membaca dengan kunci Anda: jalankan di folder pemasangan, dengan ini di konfigurasi MCP-nya. Bacaannya dihitung dalam batas permintaan kunci Anda.',
+    mcp: 'Biarkan agen yang memakai Model Context Protocol membaca dengan kunci Anda: di folder pemasangan, perintah ini mencetak entri untuk konfigurasi MCP-nya, dengan path absolut, sehingga host agen boleh menjalankannya dari folder mana pun. Ganti placeholder dengan kunci Anda. Bacaannya dihitung dalam batas permintaan kunci Anda.',
   },
   notFound: {
     title: 'Halaman tidak ditemukan',

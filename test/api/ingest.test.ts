@@ -11,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIngestApp } from '../../src/app.ts';
 import { openStore } from '../../src/db/connect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import { IDEMPOTENCY_KEEP_MS } from '../../src/ingest/ingest.service.ts';
 import { createIngestToken, revokeIngestToken } from '../../src/ingest/ingest-tokens.service.ts';
+import { purgeIngestBatches } from '../../src/notifications/housekeeping.ts';
 import { logCapture, startTestApp, type TestApp } from '../helpers/app.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
@@ -146,6 +148,24 @@ describe.each(ENGINES)('the ingest API on %s', (engine) => {
     expect((await send(lines(respondent('b1', 'Lain')), {}, 'once')).statusCode).toBe(200);
   });
 
+  it('forgets a batch’s answer once its day is past, by the serving process’s housekeeping', async () => {
+    await send(lines(respondent('k1', 'Kept')), {}, 'kept-a-day');
+    const kept = async () =>
+      (
+        await t.store.db
+          .selectFrom('ingest_batches')
+          .select('idempotency_key')
+          .where('idempotency_key', '=', 'kept-a-day')
+          .execute()
+      ).length;
+    t.clock.advance(IDEMPOTENCY_KEEP_MS - 1);
+    await purgeIngestBatches(t.store.db, t.clock.now());
+    expect(await kept()).toBe(1);
+    t.clock.advance(1);
+    await purgeIngestBatches(t.store.db, t.clock.now());
+    expect(await kept()).toBe(0);
+  });
+
   it('refuses a batch with any bad record, naming every bad line, and writes nothing', async () => {
     const answer = await send(
       lines(
@@ -163,6 +183,45 @@ describe.each(ENGINES)('the ingest API on %s', (engine) => {
     for (const line of ['line 2 (id c2)', 'line 4', 'line 5 (id c4)'])
       expect(message).toContain(line);
     expect(await served('c1')).toBeUndefined();
+  });
+
+  it('refuses values nested thousands deep and NUL characters in ids with 422, naming the line', async () => {
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    for (const body of [
+      `{"type":"respondent","id":${deep},"campaignId":"nikah"}`,
+      `{"type":${deep}}`,
+      `{"type":"respondent","id":"n1","campaignId":"nikah","submittedAt":${deep},"attendanceStatus":"YES"}`,
+      JSON.stringify(respondent('n\u0000ul', 'X')),
+      JSON.stringify(respondent('n2', 'X', { campaignId: 'nik\u0000ah' })),
+      JSON.stringify({ type: 'deletion', respondentId: 'n\u0000ul' }),
+    ]) {
+      const answer = await send(body);
+      expect(answer.statusCode, body.slice(0, 80)).toBe(422);
+      expect(answer.json().error.message).toMatch(
+        /^batch refused, nothing was written[\s\S]*line 1/,
+      );
+    }
+  });
+
+  it('counts records as the reader splits them: lines ended by CR alone are records too', async () => {
+    const records = Array.from({ length: 1_001 }, (_, n) =>
+      JSON.stringify(respondent(`cr${n}`, 'X')),
+    );
+    const answer = await send(records.join('\r'));
+    expect(answer.statusCode).toBe(413);
+    expect(answer.json().error.message).toContain('this one holds 1,001');
+    expect(await served('cr0')).toBeUndefined();
+    const crlf = await send(records.slice(0, 3).join('\r\n'));
+    expect(crlf.json().applied.respondents).toBe(3);
+  });
+
+  it('refuses a body in a Content-Encoding it does not decode, with 415', async () => {
+    const answer = await send(lines(respondent('br1', 'X')), { 'content-encoding': 'br' });
+    expect(answer.statusCode).toBe(415);
+    expect(answer.json().error.message).toMatch(/Content-Encoding br/);
+    expect(await served('br1')).toBeUndefined();
+    const plain = await send(lines(respondent('br2', 'X')), { 'content-encoding': 'identity' });
+    expect(plain.statusCode).toBe(200);
   });
 
   it('refuses a batch without an Idempotency-Key, of another type, or too large', async () => {
@@ -202,6 +261,24 @@ describe.each(ENGINES)('the ingest API on %s', (engine) => {
     const old = await send(lines(respondent('v1', 'Lama', { version: 4 })));
     expect(old.json()).toMatchObject({ applied: { respondents: 0 }, stale: 1 });
     expect((await served('v1'))?.fields).toEqual({ nama: 'Baru' });
+  });
+
+  it('throttles unknown tokens from one address as unknown keys are, and not the platform’s', async () => {
+    const stranger = (n: number) =>
+      postBatch(
+        t.app,
+        { token: `hadir_it_${String(n).padStart(64, '0')}`, key: `guess-${n}`, body: '' },
+        '203.0.113.9',
+      );
+    for (let n = 0; n < 60; n++) expect((await stranger(n)).statusCode).toBe(401);
+    const throttled = await stranger(60);
+    expect(throttled.statusCode).toBe(429);
+    expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
+    expect(throttled.json().error.message).toMatch(/too many refused ingest tokens/);
+    // Another address with the good token is not held by it.
+    expect((await send(lines(respondent('t1', 'Tamu')))).statusCode).toBe(200);
+    t.clock.advance(60_000);
+    expect((await stranger(61)).statusCode).toBe(401);
   });
 
   it('refuses API keys, sessions and revoked tokens here, and tokens on the data API and the portal', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
 import { openStore, type Store } from '../../src/db/connect.ts';
-import { migrateDatabase } from '../../src/db/migrate.ts';
+import { migrateDatabase, migrateToLatest } from '../../src/db/migrate.ts';
 import { findKeyByHash } from '../../src/keys/keys.repository.ts';
 import { exitOf, runHadirInProcess, startHadir, TEST_SECRET_ENV } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
@@ -135,6 +135,14 @@ describe('Hadir behind PgBouncer 1.18 in transaction mode', () => {
       await receiver.close();
     }
   }, 60_000);
+
+  it('names ?pgbouncer=true when a start without it is refused', async () => {
+    // serve's own store, whose session settings the pooler refuses.
+    const named = openStore(bouncer.pooled(direct));
+    await expect(migrateToLatest(named).finally(() => named.close())).rejects.toThrow(
+      /^cannot use the database DATABASE_URL names \(.*\): a connection pooler refused a session setting \(unsupported startup parameter: statement_timeout\): behind PgBouncer in transaction mode, add \?pgbouncer=true to DATABASE_URL$/,
+    );
+  });
 
   it('would fail there without ?pgbouncer=true (the control)', async () => {
     const named = openStore(bouncer.pooled(direct));

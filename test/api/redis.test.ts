@@ -68,6 +68,38 @@ describe.each(ENGINES)('two instances sharing one Redis, on %s', (engine) => {
     expect((await second.get(`${BASE}/campaigns`, key)).status).toBe(200);
   });
 
+  it('fails open with a logged error when Redis answers the rate-limit script wrongly', async () => {
+    const client = await connected(redisServer.url);
+    clients.push(client);
+    const odd = await startTestApp(await openTestStore(await createTestDatabaseUrl(engine)), {
+      clock,
+      rateLimitPerMinute: SPEC_LIMIT,
+      redis: client,
+    });
+    try {
+      await seedCampaign(odd.store, clock, { id: 'c' });
+      const key = (await createTestKey(odd.store, clock, [{ campaignId: 'c', fields: [] }])).key;
+      // A Redis (or a proxy before it) that answers the script with nil, then with a number.
+      const scripted = client as unknown as Record<string, () => Promise<unknown>>;
+      for (const wrong of [null, 7]) {
+        scripted.hadirWindowIncr = async () => wrong;
+        scripted.hadirWindowRead = async () => wrong;
+        const response = await odd.get(`${BASE}/campaigns`, key);
+        expect(response.status).toBe(200);
+        expect(
+          odd.logs.some(
+            (line) =>
+              line.msg === 'rate-limit store failed; requests let through' &&
+              String(line.cause).includes(`with ${JSON.stringify(wrong)}, not [count, ms]`),
+          ),
+        ).toBe(true);
+        clock.advance(10_001);
+      }
+    } finally {
+      await odd.close();
+    }
+  });
+
   it('keeps serving data while Redis is down, and limits again once it is back', async () => {
     const key = await newKey();
     expect((await first.get('/readyz')).status).toBe(200);
@@ -83,7 +115,7 @@ describe.each(ENGINES)('two instances sharing one Redis, on %s', (engine) => {
     expect(ready.status).toBe(503);
     expect(ready.body.error.code).toBe('service_unavailable');
     expect(
-      first.logs.some((line) => line.msg === 'rate-limit store unreachable; requests let through'),
+      first.logs.some((line) => line.msg === 'rate-limit store failed; requests let through'),
     ).toBe(true);
     const failures = await firstMetrics.rateLimitStoreFailures.get();
     expect(failures.values[0]?.value).toBeGreaterThanOrEqual((SPEC_LIMIT + 10) / 2);

@@ -114,7 +114,11 @@ export async function startTestApp(
     speedups?: Speedups;
     keyUsage?: KeyUsage;
     /** The ingest API on this app, with its bound on batches at once. */
-    ingest?: { maxConcurrentBatches: number; scrubAfterMs?: number };
+    ingest?: {
+      maxConcurrentBatches: number;
+      scrubAfterMs?: number;
+      refusedTokensPerMinute?: number;
+    };
     /** Where holders reach the service (the get-started page shows it). */
     publicUrl?: () => string;
     /** Where the installable client tarballs are. */

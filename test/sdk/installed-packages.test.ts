@@ -1,4 +1,12 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -178,15 +186,31 @@ describe('the client packages as a partner installs them', () => {
     }
   }, 60_000);
 
-  it('starts hadir-mcp there, which answers tools/list', async () => {
+  it('starts hadir-mcp from /, as agent hosts do, by the entry it prints', async () => {
+    const page = (
+      await (
+        await signedInPages(t, smtp, 'agent@example.test')
+      ).browser.get('/developer/portal/start')
+    ).body;
+    const shown = /<code id="start-mcp">([^<]*)<\/code>/.exec(page)?.[1]?.replaceAll('&#x2F;', '/');
+    expect(shown).toBe(`HADIR_BASE_URL=${base} npx --no hadir-mcp print-config`);
+    const printed = await run('npx', ['--no', 'hadir-mcp', 'print-config'], folder, {
+      HADIR_BASE_URL: base,
+    });
+    expect(printed.status, printed.stderr).toBe(0);
+    const entry = JSON.parse(printed.stdout).mcpServers.hadir;
+    expect(entry.command).toMatch(/^\//);
+    expect(entry.args[0]).toBe(join(folder, 'node_modules/@hadir/mcp/bin/hadir-mcp.js'));
+    expect(entry.env).toEqual({ HADIR_BASE_URL: base, HADIR_API_KEY: 'hadir_sk_… (your key)' });
     const client = new Client({ name: 'partner', version: '1.0.0' });
     try {
       await client.connect(
         new StdioClientTransport({
-          command: 'npx',
-          args: ['--no', 'hadir-mcp'],
-          cwd: folder,
-          env: { PATH: PLAIN_PATH, HOME: folder, HADIR_BASE_URL: base, HADIR_API_KEY: key },
+          command: entry.command,
+          args: entry.args,
+          cwd: '/',
+          // A host's environment: no PATH to this folder, the key put in place of the placeholder.
+          env: { HOME: folder, HADIR_BASE_URL: base, HADIR_API_KEY: key },
           stderr: 'pipe',
         }),
       );
@@ -194,6 +218,27 @@ describe('the client packages as a partner installs them', () => {
       expect(tools.map((tool) => tool.name)).toContain('list_respondents');
     } finally {
       await client.close();
+    }
+  }, 60_000);
+
+  it('runs hadir-sync from / by its absolute path, and a refused SQLite mirror leaves no file', async () => {
+    const command = join(folder, 'node_modules/.bin/hadir-sync');
+    const help = await run(command, ['--help'], '/');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^usage: hadir-sync --base-url URL/);
+    const target = join(folder, 'refused', 'mirror.sqlite');
+    const synced = await run(
+      command,
+      ['--base-url', base, '--api-key-env', 'HADIR_API_KEY', '--all', '--to', `sqlite:${target}`],
+      '/',
+      { HADIR_API_KEY: key },
+    );
+    const [major, minor] = plainNode.slice(1).split('.').map(Number) as [number, number];
+    if (major > 22 || (major === 22 && minor >= 16)) {
+      expect(synced.status, synced.stderr).toBe(0);
+    } else {
+      expect(synced.stderr).toContain('needs Node.js 22.16 or later');
+      expect(existsSync(target)).toBe(false);
     }
   }, 60_000);
 
@@ -205,9 +250,38 @@ describe('the client packages as a partner installs them', () => {
       folder,
     );
     expect(installed.status, installed.stderr).toBe(0);
-    const started = await run('npx', ['--no', 'hadir-relay'], folder);
+    // From /, by its absolute path, as deploy/hadir-relay.service starts it.
+    const command = join(folder, 'node_modules/.bin/hadir-relay');
+    const started = await run(command, [], '/');
     expect(started.status).toBe(2);
     expect(started.stderr).toContain('set HADIR_INGEST_URL, HADIR_INGEST_TOKEN, RELAY_SOURCE_URL');
+    // Set up, it says when each line was written; a source it cannot reach is named.
+    const child = spawnOwned(command, [], {
+      cwd: '/',
+      env: {
+        PATH: PLAIN_PATH,
+        HADIR_INGEST_URL: base,
+        HADIR_INGEST_TOKEN: 'hadir_it_unused',
+        RELAY_SOURCE_URL: 'postgres://relay@127.0.0.1:1/platform',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let said = '';
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stderr?.on('data', (chunk) => {
+          said += chunk;
+          if (said.split('\n').length > 2) resolve();
+        });
+        child.once('exit', () => reject(new Error(`hadir-relay exited: ${said}`)));
+      });
+    } finally {
+      child.kill();
+    }
+    const first = said.split('\n')[0] as string;
+    expect(first).toMatch(
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z hadir-relay: draining hadir_outbox into /,
+    );
   }, 60_000);
 
   it("serves only the partners' tarballs, and refuses any other name in words", async () => {

@@ -267,6 +267,21 @@ describe('hadir-mcp against a Hadir server with the demo data', () => {
     expect(refused.text).toContain('attendanceStatus');
   });
 
+  it('refuses an argument or a question named __proto__, never answering unfiltered', async () => {
+    const top = await call(narrow, 'count_respondents', {
+      campaignId: WEDDING,
+      ...JSON.parse('{"__proto__": {"x": 1}}'),
+    });
+    expect(top.answer.isError).toBe(true);
+    expect(top.text).toContain('count_respondents takes no "__proto__"');
+    const filter = await call(narrow, 'count_respondents', {
+      campaignId: WEDDING,
+      answers: JSON.parse('{"__proto__": {"equals": ["Vegetarian"]}}'),
+    });
+    expect(filter.answer.isError).toBe(true);
+    expect(filter.text).toContain('answers names no question "__proto__"');
+  });
+
   it('refuses a filter or a column on a question outside the allow-list, and tells nothing of it', async () => {
     const answers: string[] = [];
     for (const [tool, args] of [

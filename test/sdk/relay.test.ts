@@ -8,9 +8,10 @@ import {
   RelayStopped,
   runRelay,
 } from '../../packages/relay/src/index.ts';
-import { createIngestToken } from '../../src/ingest/ingest-tokens.service.ts';
+import { createIngestToken, revokeIngestToken } from '../../src/ingest/ingest-tokens.service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { seedCampaign } from '../helpers/factories.ts';
+import { freePort } from '../helpers/postgres-cluster.ts';
 import { createEmptyPostgresUrl, ENGINES } from '../helpers/stores.ts';
 import { until } from '../helpers/until.ts';
 
@@ -108,7 +109,7 @@ describe.each(ENGINES)('hadir-relay from a PostgreSQL outbox into Hadir on %s', 
     const before = await batchesApplied();
     const healthy = new IngestClient({ baseUrl, token });
     const again = await drainOnce(source, healthy, OPTIONS);
-    expect(again).toEqual({ sent: 100, replayed: true, rejected: 0 });
+    expect(again).toEqual({ sent: 100, replayed: true, rejected: 0, refusals: [] });
     expect(await batchesApplied()).toBe(before);
     expect((await drainOnce(source, healthy, OPTIONS)).sent).toBe(50);
     expect(await left()).toBe(0);
@@ -126,7 +127,7 @@ describe.each(ENGINES)('hadir-relay from a PostgreSQL outbox into Hadir on %s', 
       change(400, 3),
     ]);
     const drained = await drainOnce(source, new IngestClient({ baseUrl, token }), OPTIONS);
-    expect(drained).toEqual({ sent: 5, replayed: false, rejected: 0 });
+    expect(drained).toEqual({ sent: 5, replayed: false, rejected: 0, refusals: [] });
     const stored = await names();
     expect(stored.get('p400')).toBe('Tamu 400 v3');
     expect(stored.has('p401')).toBe(false);
@@ -182,7 +183,11 @@ describe.each(ENGINES)('hadir-relay from a PostgreSQL outbox into Hadir on %s', 
       { ...change(302, 1), campaignId: 'tidak-ada' },
     ]);
     const drained = await drainOnce(source, new IngestClient({ baseUrl, token }), OPTIONS);
-    expect(drained).toEqual({ sent: 1, replayed: false, rejected: 2 });
+    expect(drained).toMatchObject({ sent: 1, replayed: false, rejected: 2 });
+    expect(drained.refusals.map((refusal) => refusal.problem)).toEqual([
+      expect.stringMatching(/^line 2 \(id p301\): /),
+      'line 3 (id p302): campaign tidak-ada does not exist',
+    ]);
     const { rows } = await source.query(
       "SELECT record->>'id' AS id, problem FROM hadir_outbox_rejected ORDER BY id",
     );
@@ -191,6 +196,69 @@ describe.each(ENGINES)('hadir-relay from a PostgreSQL outbox into Hadir on %s', 
     expect(rows[0].problem).not.toContain('p302');
     expect(rows[1].problem).toBe('line 3 (id p302): campaign tidak-ada does not exist');
     expect((await names()).get('p300')).toBe('Tamu 300 v1');
+  });
+
+  it('refuses a record it cannot serialise, by its row id, and sends the rows behind it', async () => {
+    await enqueue([change(700, 1)]);
+    // Nested 5,000 deep: PostgreSQL keeps it, JSON.stringify cannot write it.
+    await source.query(
+      `INSERT INTO hadir_outbox (record) VALUES (('{"type":"respondent","id":"p701","answers":' || repeat('[', 5000) || repeat(']', 5000) || '}')::jsonb)`,
+    );
+    await enqueue([change(702, 1)]);
+    const lines: string[] = [];
+    const stop = new AbortController();
+    const relay = runRelay(
+      new IngestClient({ baseUrl, token }),
+      { ...OPTIONS, sourceUrl: source.options.connectionString as string, pollMs: 20 },
+      stop.signal,
+      (line) => lines.push(line),
+    );
+    try {
+      await until(async () => (await left()) === 0, 'the outbox to drain');
+    } finally {
+      stop.abort();
+      await relay;
+    }
+    expect((await names()).get('p702')).toBe('Tamu 702 v1');
+    const { rows } = await source.query(
+      "SELECT id::text AS id, record->>'id' AS record_id, problem FROM hadir_outbox_rejected WHERE record->>'id' = 'p701'",
+    );
+    expect(rows[0]?.problem).toMatch(/^cannot be sent as JSON: Maximum call stack size exceeded/);
+    expect(lines).toContain(`refused outbox row ${rows[0]?.id}: ${rows[0]?.problem}`);
+    expect(lines.some((line) => line.includes('trying again'))).toBe(false);
+  });
+
+  it('stops on a revoked token, naming how to get a new one', async () => {
+    const revoked = await createIngestToken(t.store, t.clock, 'old relay', 'operator');
+    await revokeIngestToken(t.store, t.clock, revoked.id, 'operator');
+    await enqueue([change(800, 1)]);
+    const error = await drainOnce(
+      source,
+      new IngestClient({ baseUrl, token: revoked.token }),
+      OPTIONS,
+    ).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(RelayStopped);
+    expect((error as Error).message).toMatch(
+      /^Hadir refused the ingest token \(401: .+\): .*ingest-tokens create --name relay, set it as HADIR_INGEST_TOKEN, and start hadir-relay again$/,
+    );
+    await drainOnce(source, new IngestClient({ baseUrl, token }), OPTIONS);
+  });
+
+  it('names the cause and the address when Hadir cannot be reached', async () => {
+    const reasons: string[] = [];
+    // A port nothing listens on.
+    const port = await freePort();
+    const at = `http://127.0.0.1:${port}`;
+    const client = new IngestClient({
+      baseUrl: at,
+      token,
+      maxTries: 2,
+      sleep: async () => {},
+      onRetry: (event) => reasons.push(event.reason),
+    });
+    const said = `cannot reach Hadir at ${at}: connection refused (ECONNREFUSED at 127.0.0.1:${port})`;
+    await expect(client.send([change(900, 1)], 'unreachable')).rejects.toThrow(said);
+    expect(reasons).toEqual([said]);
   });
 
   it('runs as several relays at once: nothing lost, none applied twice, and the newest version wins', async () => {

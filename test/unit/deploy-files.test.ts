@@ -57,6 +57,26 @@ describe('deploy/', () => {
     expect(`${stdout}${stderr}`.trim()).toBe('');
   });
 
+  it('hadir-relay.service passes systemd-analyze verify, naming the relay by its absolute path', async () => {
+    const unit = read('hadir-relay.service');
+    for (const line of [
+      'User=hadir-relay',
+      'WorkingDirectory=/opt/hadir-relay',
+      'ExecStart=/opt/hadir-relay/node_modules/.bin/hadir-relay',
+      'EnvironmentFile=/etc/hadir-relay/relay.env',
+      'NoNewPrivileges=true',
+      'KillSignal=SIGTERM',
+    ]) {
+      expect(unit.split('\n')).toContain(line);
+    }
+    // This checkout, where npm linked the relay's command, in place of the install folder.
+    const folder = mkdtempSync(join(tmpdir(), 'hadir-unit-'));
+    const file = join(folder, 'hadir-relay.service');
+    writeFileSync(file, unit.replaceAll('/opt/hadir-relay', ROOT.replace(/\/$/, '')));
+    const { stdout, stderr } = await promisify(execFile)('systemd-analyze', ['verify', file]);
+    expect(`${stdout}${stderr}`.trim()).toBe('');
+  });
+
   it('hadir.env.example, with its secrets filled in, is a production configuration that starts', () => {
     const env = {
       ...environmentOf(read('hadir.env.example')),

@@ -14,24 +14,37 @@ export const filterShape = {
       'Only guests with this attendance: YES (coming), NO (not coming) or MAYBE, or a list of them.',
     ),
   answers: z
-    .record(
-      z.string().min(1),
-      z
-        .strictObject({
-          equals: z
-            .array(z.string())
-            .min(1)
-            .optional()
-            .describe('The answer is one of these (case ignored).'),
-          contains: z
-            .string()
-            .min(1)
-            .optional()
-            .describe('The answer contains this text (case ignored).'),
-        })
-        .refine((test) => (test.equals === undefined) !== (test.contains === undefined), {
-          message: 'give each question either "equals" or "contains"',
-        }),
+    .preprocess(
+      (value, context) => {
+        // JSON may name a question "__proto__"; a record would drop it unseen, and the call
+        // would answer unfiltered. It names no question any key reads: refused as such.
+        if (typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__')) {
+          context.addIssue({
+            code: 'custom',
+            message: 'answers names no question "__proto__": give questions by their keys',
+          });
+        }
+        return value;
+      },
+      z.record(
+        z.string().min(1),
+        z
+          .strictObject({
+            equals: z
+              .array(z.string())
+              .min(1)
+              .optional()
+              .describe('The answer is one of these (case ignored).'),
+            contains: z
+              .string()
+              .min(1)
+              .optional()
+              .describe('The answer contains this text (case ignored).'),
+          })
+          .refine((test) => (test.equals === undefined) !== (test.contains === undefined), {
+            message: 'give each question either "equals" or "contains"',
+          }),
+      ),
     )
     .optional()
     .describe(

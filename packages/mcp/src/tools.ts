@@ -37,12 +37,21 @@ const cursor = z
     'The nextCursor of the previous answer, to get the next page. It carries that call\'s "since" and page size.',
   );
 
+/** The words a tool refuses unknown arguments in. */
+function refusal(tool: string, unknown: readonly string[], known: readonly string[]): string {
+  return `${tool} takes no ${unknown.map((key) => `"${key}"`).join(', ')}: its arguments are ${known.join(', ') || 'none'}`;
+}
+
+/** Says a tool's refusal of an argument it does not know. */
+export type ArgumentRefusal = (tool: string, argument: string) => string;
+
 /**
  * The read-only tools, each a client of the public data API through the SDK: every request is a
  * GET with the holder's key, so the key's scope, allow-list, rate limit and access log apply as
  * to any client. A failure is a tool error in words, never a stack.
  */
-export function registerTools(server: McpServer, clientFor: ClientForCall): void {
+export function registerTools(server: McpServer, clientFor: ClientForCall): ArgumentRefusal {
+  const argumentsOf = new Map<string, readonly string[]>();
   const tool = <Shape extends z.ZodRawShape>(
     name: string,
     title: string,
@@ -53,11 +62,10 @@ export function registerTools(server: McpServer, clientFor: ClientForCall): void
     // An argument the tool does not know is refused, naming those it does: ignored, it would
     // answer another question than the one asked.
     const known = Object.keys(inputSchema);
+    argumentsOf.set(name, known);
     const strict = z.strictObject(inputSchema, {
       error: (issue) =>
-        issue.code === 'unrecognized_keys'
-          ? `${name} takes no ${issue.keys.map((key) => `"${key}"`).join(', ')}: its arguments are ${known.join(', ') || 'none'}`
-          : undefined,
+        issue.code === 'unrecognized_keys' ? refusal(name, issue.keys, known) : undefined,
     });
     server.registerTool(
       name,
@@ -297,4 +305,5 @@ export function registerTools(server: McpServer, clientFor: ClientForCall): void
       return answer(byAnswer(fittingCount(counts.size, byAnswer)));
     },
   );
+  return (name, argument) => refusal(name, [argument], argumentsOf.get(name) ?? []);
 }

@@ -96,7 +96,7 @@ export class IngestClient {
           body,
         });
       } catch (error) {
-        const reason = `cannot reach Hadir: ${(error as Error).message}`;
+        const reason = `cannot reach Hadir at ${this.#options.baseUrl}: ${networkCause(error)}`;
         if (attempt >= maxTries) throw new IngestUnavailable(reason, { cause: error });
         const waitMs = waitBefore(attempt, null);
         onRetry?.({ waitMs, reason });
@@ -127,6 +127,37 @@ export class IngestClient {
       return { kind: 'failed', status: response.status, message };
     }
   }
+}
+
+/**
+ * Why a request never got an answer, in words: fetch says only "fetch failed" and keeps the
+ * system's reason (a code, an address and port) in its cause.
+ */
+export function networkCause(error: unknown): string {
+  const cause = (error as { cause?: unknown } | undefined)?.cause as
+    | { code?: unknown; address?: unknown; port?: unknown; message?: unknown; hostname?: unknown }
+    | undefined;
+  if (!cause || typeof cause !== 'object') return (error as Error).message;
+  const code = typeof cause.code === 'string' ? cause.code : undefined;
+  const where =
+    typeof cause.address === 'string'
+      ? ` at ${cause.address}${typeof cause.port === 'number' ? `:${cause.port}` : ''}`
+      : typeof cause.hostname === 'string'
+        ? ` for ${cause.hostname}`
+        : '';
+  const words: Record<string, string> = {
+    ECONNREFUSED: 'connection refused',
+    ECONNRESET: 'connection reset',
+    ETIMEDOUT: 'connection timed out',
+    ENOTFOUND: 'no such host',
+    EAI_AGAIN: 'the name lookup failed for now',
+    EHOSTUNREACH: 'host unreachable',
+    ENETUNREACH: 'network unreachable',
+    UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+    UND_ERR_SOCKET: 'the connection closed',
+  };
+  const said = code ? (words[code] ?? String(cause.message ?? code)) : String(cause.message);
+  return `${said}${code ? ` (${code}${where})` : where}`;
 }
 
 function messageOf(text: string): string | undefined {

@@ -28,7 +28,9 @@ if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 1_000) {
   process.stderr.write('hadir-relay: RELAY_BATCH_SIZE must be a whole number from 1 to 1000\n');
   process.exit(2);
 }
-const log = (line: string) => process.stderr.write(`hadir-relay: ${line}\n`);
+// Each line says when: a service manager's journal has its own times, a plain log file does not.
+const log = (line: string) =>
+  process.stderr.write(`${new Date().toISOString()} hadir-relay: ${line}\n`);
 const stop = new AbortController();
 for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => stop.abort());
 const client = new IngestClient({

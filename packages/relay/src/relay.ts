@@ -20,8 +20,10 @@ export interface Drained {
   sent: number;
   /** Whether Hadir had applied the batch before (a relay died between its answer and the delete). */
   replayed: boolean;
-  /** Rows Hadir refused, moved to the rejected table. */
+  /** Rows Hadir refused (or that cannot be sent), moved to the rejected table. */
   rejected: number;
+  /** The outbox ids of those rows, each with why. */
+  refusals: Array<{ rowId: string; problem: string }>;
 }
 
 /** Which row of Hadir a record writes: a batch names each once (the import's rule). */
@@ -61,6 +63,26 @@ function newestOfEach(
 /** An answer the relay cannot mend by sending again: a revoked token, a batch too large, … */
 export class RelayStopped extends Error {}
 
+/** What to do about an answer that stops the relay, in words. */
+function stoppedBy(status: number, message: string): RelayStopped {
+  if (status === 401) {
+    return new RelayStopped(
+      `Hadir refused the ingest token (401: ${message}): it was revoked, or is not an ingest token. Create one on Hadir's host with ./bin/hadir ingest-tokens create --name relay, set it as HADIR_INGEST_TOKEN, and start hadir-relay again`,
+    );
+  }
+  return new RelayStopped(`Hadir answered ${status}: ${message}`);
+}
+
+/** Why a record cannot go as JSON (nested too deep for the serialiser, say), or undefined. */
+function unsendable(record: unknown): string | undefined {
+  try {
+    JSON.stringify(record);
+    return undefined;
+  } catch (error) {
+    return `cannot be sent as JSON: ${(error as Error).message}`;
+  }
+}
+
 const IDENTIFIER = /^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/;
 
 function checkedName(name: string): string {
@@ -88,15 +110,46 @@ export async function drainOnce(
   const db = await pool.connect();
   try {
     await db.query('BEGIN');
-    const { rows } = await db.query<{ id: string; record: unknown; created_at: Date }>(
+    const { rows } = await db.query<{ id: string; record: unknown }>(
       // Ordered by the bigint column itself: its text, which the relay reads, sorts "10" before "9".
-      `SELECT o.id::text AS id, o.record, o.created_at FROM ${table} AS o
+      `SELECT o.id::text AS id, o.record FROM ${table} AS o
        ORDER BY o.id LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [options.batchSize],
     );
-    let pending = rows;
     let rejected = 0;
     let replayed = false;
+    const refusals: Drained['refusals'] = [];
+    /** Moves rows to the rejected table, each with its problem, copied there by the database. */
+    const reject = async (
+      moved: ReadonlyArray<{ id: string }>,
+      problem: (id: string) => string,
+    ) => {
+      for (const row of moved) {
+        await db.query(
+          `INSERT INTO ${rejectedTable} (id, record, created_at, problem)
+           SELECT id, record, created_at, $2 FROM ${table} WHERE id = $1`,
+          [row.id, problem(row.id)],
+        );
+        refusals.push({ rowId: row.id, problem: problem(row.id) });
+      }
+      await db.query(`DELETE FROM ${table} WHERE id = ANY($1::bigint[])`, [
+        moved.map((row) => row.id),
+      ]);
+      rejected += moved.length;
+    };
+    // A record no serialiser can write would fail every try: it is refused here and now.
+    const broken = new Map<string, string>();
+    for (const row of rows) {
+      const problem = unsendable(row.record);
+      if (problem) broken.set(row.id, problem);
+    }
+    if (broken.size > 0) {
+      await reject(
+        rows.filter((row) => broken.has(row.id)),
+        (id) => broken.get(id) ?? '',
+      );
+    }
+    let pending = rows.filter((row) => !broken.has(row.id));
     while (pending.length > 0) {
       const groups = newestOfEach(pending);
       const result = await client.send(
@@ -107,9 +160,7 @@ export async function drainOnce(
         replayed = result.replayed;
         break;
       }
-      if (result.kind === 'failed') {
-        throw new RelayStopped(`Hadir answered ${result.status}: ${result.message}`);
-      }
+      if (result.kind === 'failed') throw stoppedBy(result.status, result.message);
       // A refused record goes with the older changes of the same row that it stood for, each
       // with the record's own problems (or Hadir's whole message when it named no line).
       const problemOf = new Map<string, string>();
@@ -117,21 +168,7 @@ export async function drainOnce(
         for (const rowId of groups[line - 1]?.rowIds ?? []) problemOf.set(rowId, problem);
       }
       const refused = problemOf.size > 0 ? pending.filter((row) => problemOf.has(row.id)) : pending;
-      for (const row of refused) {
-        await db.query(
-          `INSERT INTO ${rejectedTable} (id, record, created_at, problem) VALUES ($1, $2, $3, $4)`,
-          [
-            row.id,
-            JSON.stringify(row.record),
-            row.created_at,
-            problemOf.get(row.id) ?? result.message,
-          ],
-        );
-      }
-      await db.query(`DELETE FROM ${table} WHERE id = ANY($1::bigint[])`, [
-        refused.map((row) => row.id),
-      ]);
-      rejected += refused.length;
+      await reject(refused, (id) => problemOf.get(id) ?? result.message);
       pending = pending.filter((row) => !refused.includes(row));
     }
     if (pending.length > 0) {
@@ -140,7 +177,7 @@ export async function drainOnce(
       ]);
     }
     await db.query('COMMIT');
-    return { sent: pending.length, replayed, rejected };
+    return { sent: pending.length, replayed, rejected, refusals };
   } catch (error) {
     await db.query('ROLLBACK').catch(() => {});
     throw error;
@@ -193,6 +230,9 @@ export async function runRelay(
           log(
             `sent ${drained.sent} record${drained.sent === 1 ? '' : 's'}${drained.replayed ? ' (Hadir had them: a replay)' : ''}${drained.rejected > 0 ? `; ${drained.rejected} refused, moved to ${options.rejectedTable}` : ''}`,
           );
+          for (const { rowId, problem } of drained.refusals) {
+            log(`refused outbox row ${rowId}: ${problem}`);
+          }
           continue;
         }
         await rest(options.pollMs);

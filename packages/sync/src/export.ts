@@ -34,9 +34,16 @@ export function createPrivateFile(file: string): void {
 /** Rows to export, read afresh each time it is called (CSV reads twice: keys, then rows). */
 export type RowSource = () => AsyncIterable<MirrorRow>;
 
-/** A CSV cell: quoted when needed; a leading =, +, - or @ is defused so spreadsheets never run it. */
-function cell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+/**
+ * What a spreadsheet would take for the start of a formula: =, +, -, @, tab or CR, their
+ * full-width look-alikes, and any of them behind spaces a spreadsheet skips (the server's
+ * guest-list files guard the same way).
+ */
+const FORMULA_START = /^[ \u00a0\u200b-\u200d\u2060\ufeff]*[=+\-@\t\r\uff1d\uff0b\uff0d\uff20]/;
+
+/** A CSV cell: quoted when needed; a formula's start is defused so spreadsheets never run it. */
+export function csvCell(value: string): string {
+  const safe = FORMULA_START.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
@@ -124,7 +131,7 @@ export async function exportRows(
         ...(technical ? ['removedAt'] : []),
         ...columns.map((column) => column.header),
       ];
-      await write(`\uFEFF${header.map(cell).join(',')}\r\n`);
+      await write(`\uFEFF${header.map(csvCell).join(',')}\r\n`);
       for await (const row of source()) {
         const cells = [
           ...(technical ? [row.campaignId] : []),
@@ -134,7 +141,7 @@ export async function exportRows(
           ...(technical ? [row.removedAt ?? ''] : []),
           ...columns.map((column) => fieldText(row.fields[column.key])),
         ];
-        await write(`${cells.map(cell).join(',')}\r\n`);
+        await write(`${cells.map(csvCell).join(',')}\r\n`);
         count += 1;
       }
     }

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { MirrorEngine, MirrorTables } from './mirror-schema.js';
-import { openSqliteFile } from './sqlite-file.js';
+import { openSqliteFile, sqliteOpener } from './sqlite-file.js';
 
 /** The database a mirror's `--to` names, and how to rebuild its pages (SQLite only). */
 export interface MirrorConnection {
@@ -17,6 +17,8 @@ export interface MirrorConnection {
 export function connectMirror(url: string): MirrorConnection {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
+    // Asked first: a Node.js without it refuses before any file or folder is made.
+    const opener = sqliteOpener();
     if (path !== ':memory:') {
       mkdirSync(dirname(path), { recursive: true });
       // Attendees' personal data: the file (and the log files SQLite makes beside it with the
@@ -24,7 +26,7 @@ export function connectMirror(url: string): MirrorConnection {
       closeSync(openSync(path, 'a', 0o600));
       chmodSync(path, 0o600);
     }
-    const file = openSqliteFile(path);
+    const file = openSqliteFile(path, opener);
     file.exec('PRAGMA journal_mode = WAL');
     // A cleared row's old answers are overwritten, not left in a free part of the file.
     file.exec('PRAGMA secure_delete = ON');

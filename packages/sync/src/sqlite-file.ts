@@ -23,23 +23,30 @@ export interface SqliteFile {
 
 const REQUIRED = 'the sqlite: target needs Node.js 22.16 or later (its built-in node:sqlite)';
 
+type Opener = new (path: string) => NodeDatabase;
+
 /**
- * Opens (or creates) a SQLite file with `node:sqlite`, which ships with Node.js from 22.16 on
- * with everything Kysely needs. On an older Node.js the PostgreSQL target and the exports still
- * work, and this says in words which Node.js the SQLite target needs.
+ * `node:sqlite`'s opener, once it is known to have everything Kysely needs (Node.js 22.16 on);
+ * otherwise it says in words which Node.js the SQLite target needs, before any file is made. On
+ * an older Node.js the PostgreSQL target and the exports still work.
  */
-export function openSqliteFile(path: string): SqliteFile {
-  let DatabaseSync: new (path: string) => NodeDatabase;
+export function sqliteOpener(): Opener {
+  let DatabaseSync: Opener;
   try {
     ({ DatabaseSync } = createRequire(import.meta.url)('node:sqlite'));
   } catch {
     throw new Error(`${REQUIRED}; this is Node.js ${process.versions.node}`);
   }
+  const probe = new DatabaseSync(':memory:');
+  const complete = typeof probe.prepare('SELECT 1').columns === 'function';
+  probe.close();
+  if (!complete) throw new Error(`${REQUIRED}; this is Node.js ${process.versions.node}`);
+  return DatabaseSync;
+}
+
+/** Opens (or creates) a SQLite file with the opener of sqliteOpener. */
+export function openSqliteFile(path: string, DatabaseSync: Opener = sqliteOpener()): SqliteFile {
   const native = new DatabaseSync(path);
-  if (typeof native.prepare('SELECT 1').columns !== 'function') {
-    native.close();
-    throw new Error(`${REQUIRED}; this is Node.js ${process.versions.node}`);
-  }
   const database: SqliteDatabase = {
     close: () => native.close(),
     prepare(sql: string): SqliteStatement {

@@ -115,19 +115,11 @@ for await (const row of hadir.respondents('CAMPAIGN_ID')) console.log(row.id, ro
   const sync = `export HADIR_API_KEY=hadir_sk_…   # ${t.start.yourKey}
 npx hadir-sync --base-url ${baseUrl} --api-key-env HADIR_API_KEY --all \\
   --to sqlite:./mirror.sqlite --export csv ./respondents.csv`;
-  const mcp = JSON.stringify(
-    {
-      mcpServers: {
-        hadir: {
-          command: 'npx',
-          args: ['--no', 'hadir-mcp'],
-          env: { HADIR_BASE_URL: baseUrl, HADIR_API_KEY: `hadir_sk_… (${t.start.yourKey})` },
-        },
-      },
-    },
-    null,
-    2,
-  );
+  const syncOlder = `npx hadir-sync --base-url ${baseUrl} --api-key-env HADIR_API_KEY --all \\
+  --to postgres://localhost/hadir_mirror --export csv ./respondents.csv`;
+  // The installed hadir-mcp prints its own entry, with absolute paths: agent hosts start
+  // servers from a folder of their own, where npx would not find it.
+  const mcp = `HADIR_BASE_URL=${baseUrl} npx --no hadir-mcp print-config`;
   return layout(
     context,
     t.start.title,
@@ -145,6 +137,7 @@ ${snippet(context, 'start-sdk', t.start.sdk, sdk)}
 <h2>${t.start.syncTitle}</h2>
 ${install('start-sync', 'sync')}
 ${snippet(context, 'start-sync', t.start.sync, sync)}
+${snippet(context, 'start-sync-older', t.start.syncOlderNode, syncOlder)}
 <h2>${t.start.mcpTitle}</h2>
 ${install('start-mcp', 'mcp')}
 ${snippet(context, 'start-mcp', t.start.mcp, mcp)}`,
