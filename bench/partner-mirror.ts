@@ -110,6 +110,8 @@ export async function measurePartnerMirror(options: {
   const server = await startHadir({
     DATABASE_URL: databaseUrl,
     KEY_SEAL_SECRET: sealSecret,
+    // Notifications to the watch on this machine: a development setting, as in the live case.
+    NODE_ENV: 'development',
     WEBHOOKS_ALLOW_PRIVATE_NETWORKS: '1',
     RATE_LIMIT_PER_MINUTE: '',
   });
@@ -141,7 +143,8 @@ export async function measurePartnerMirror(options: {
       held.set(row.id, row.removedAt === null ? row.submittedAt : null);
     for (const [version, sent] of waiting) {
       const [id, at] = version.split('@') as [string, string];
-      const shown = sent.removal ? held.get(id) === null : (held.get(id) ?? '') >= at;
+      // A guest added and removed between two reads is never in the mirror: absent is removed.
+      const shown = sent.removal ? (held.get(id) ?? null) === null : (held.get(id) ?? '') >= at;
       if (!shown) continue;
       delays.push(now - sent.answeredAt);
       waiting.delete(version);
@@ -194,6 +197,7 @@ export async function measurePartnerMirror(options: {
         if (roll < 0.2 || live.length === 0) {
           const id = `g${next++}`;
           live.push(id);
+          touched.add(id);
           versions.set(id, 1);
           records.push({
             type: 'respondent',
@@ -232,7 +236,11 @@ export async function measurePartnerMirror(options: {
       }
       if (records.length === 0) continue;
       const result = await ingest.send(records, `bench-${tick}`);
-      if (result.kind !== 'applied') throw new Error(`a batch was not applied: ${result.kind}`);
+      if (result.kind !== 'applied') {
+        throw new Error(
+          `a batch was not applied: ${result.kind === 'refused' ? result.message : result.kind}`,
+        );
+      }
       const answeredAt = Date.now();
       for (const change of sent) {
         // A newer version of the same guest supersedes the one still waiting.

@@ -30,6 +30,7 @@ import * as respondentVersions from './migrations/0013-respondent-versions.ts';
 import * as ingest from './migrations/0014-ingest.ts';
 import * as changeWindows from './migrations/0015-change-windows.ts';
 import * as respondentChanges from './migrations/0016-respondent-changes.ts';
+import * as erasureHolds from './migrations/0017-erasure-holds.ts';
 import { unreachableReason } from './store-errors.ts';
 
 interface EngineMigration {
@@ -56,6 +57,7 @@ const MIGRATIONS = {
   '0014-ingest': ingest,
   '0015-change-windows': changeWindows,
   '0016-respondent-changes': respondentChanges,
+  '0017-erasure-holds': erasureHolds,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {

@@ -27,6 +27,7 @@ export interface Database {
   key_usage_days: KeyUsageDaysTable;
   removals: RemovalsTable;
   respondent_changes: RespondentChangesTable;
+  erasure_holds: ErasureHoldsTable;
   removals_horizon: RemovalsHorizonTable;
   respondent_versions: RespondentVersionsTable;
   ingest_tokens: IngestTokensTable;
@@ -241,6 +242,13 @@ export interface RespondentChangesTable {
   campaign_id: string;
   /** The stamp of the commit that last wrote the respondent; PENDING until that commit stamps it. */
   changed_at: number;
+}
+
+/** A respondent an operator erased, held erased against the platform's later versions. */
+export interface ErasureHoldsTable {
+  respondent_id: string;
+  campaign_id: string;
+  erased_at: number;
 }
 
 /** When a campaign's next respondents.changed may go, and the event waiting to go then. */

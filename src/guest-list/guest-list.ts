@@ -36,6 +36,23 @@ export interface OpenGuestList extends WholeCampaign {
   finish(outcome: { rows: number; complete: boolean }): Promise<void>;
 }
 
+/**
+ * Files one account may have written at once. A file reads and writes a whole campaign; with more
+ * at once one holder's downloads would take the process's time from every key's requests.
+ */
+export const FILES_AT_ONCE_PER_HOLDER = 2;
+
+/** The account already has FILES_AT_ONCE_PER_HOLDER files being written. */
+export class HolderBusy extends ApiError {
+  constructor() {
+    super(
+      'rate_limited',
+      `${FILES_AT_ONCE_PER_HOLDER} guest lists are being written for this account; try again once one has finished`,
+      { 'retry-after': '5' },
+    );
+  }
+}
+
 function charge(store: RateLimitStore, budget: string): Promise<WindowState | undefined> {
   return new Promise((resolve) => {
     // As the data API does, the file is let through when the limit's store cannot be reached.
@@ -50,6 +67,8 @@ function charge(store: RateLimitStore, budget: string): Promise<WindowState | un
  */
 export function createGuestLists(deps: GuestListDeps) {
   const { store, clock } = deps;
+  /** Files being written, per account. */
+  const writing = new Map<string, number>();
 
   async function keyOf(accountId: string, keyId: string): Promise<AuthenticatedKey> {
     const row = await findKeyById(store.db, keyId);
@@ -71,6 +90,8 @@ export function createGuestLists(deps: GuestListDeps) {
   return {
     async open(request: GuestListRequest): Promise<OpenGuestList> {
       const key = await keyOf(request.accountId, request.keyId);
+      const busy = writing.get(request.accountId) ?? 0;
+      if (busy >= FILES_AT_ONCE_PER_HOLDER) throw new HolderBusy();
       const whole = await deps.campaigns.everyRespondent(key, request.campaignId);
       const state = await charge(deps.rateLimit.store, keyBudget(key));
       if (state && state.current > deps.rateLimit.perKeyPerMinute) {
@@ -82,9 +103,17 @@ export function createGuestLists(deps: GuestListDeps) {
           { 'retry-after': String(seconds) },
         );
       }
+      writing.set(request.accountId, busy + 1);
+      let finished = false;
       return {
         ...whole,
         async finish({ rows, complete }) {
+          if (!finished) {
+            finished = true;
+            const left = (writing.get(request.accountId) ?? 1) - 1;
+            if (left > 0) writing.set(request.accountId, left);
+            else writing.delete(request.accountId);
+          }
           deps.keyUsage.count(key.id, clock.now(), 200, rows);
           await recordAudit(
             store.db,

@@ -16,6 +16,23 @@ function batches<T>(items: readonly T[]): T[][] {
   return result;
 }
 
+/** The field keys of each of these campaigns, as this transaction sees them. */
+export async function findFieldKeys(
+  db: Kysely<Database>,
+  campaignIds: readonly string[],
+): Promise<Map<string, Set<string>>> {
+  const keys = new Map<string, Set<string>>(campaignIds.map((id) => [id, new Set()]));
+  for (const batch of batches(campaignIds)) {
+    const rows = await db
+      .selectFrom('campaign_fields')
+      .select(['campaign_id', 'key'])
+      .where('campaign_id', 'in', batch)
+      .execute();
+    for (const row of rows) keys.get(row.campaign_id)?.add(row.key);
+  }
+  return keys;
+}
+
 /** Ids of the given campaigns that exist and are not deleted. */
 export async function findLiveCampaignIds(
   db: Kysely<Database>,

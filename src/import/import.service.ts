@@ -4,12 +4,14 @@ import type { Engine, Store } from '../db/connect.ts';
 import type { Database } from '../db/schema.ts';
 import { ChangeSet } from '../journal/change-set.ts';
 import { endChange } from '../journal/end-change.ts';
+import { findHeld, releaseHolds } from '../removals/erasure-holds.repository.ts';
 import { removeCampaign, removeRespondents } from '../removals/removals.repository.ts';
 import {
   BATCH_ROWS,
   claimVersions,
   createNamedIds,
   dropNamedIds,
+  findFieldKeys,
   findLiveCampaignIds,
   nameIds,
   type RespondentWriter,
@@ -35,7 +37,25 @@ export interface ImportCounts {
   stale: number;
   /** Never-served values left out (see NeverServed). */
   dropped: DroppedValues;
+  /**
+   * Respondent records not applied because an operator erased the person (an erasure hold):
+   * where each is and its id, the first KEPT_ERASED_SHOWN of them, and how many in all.
+   */
+  keptErased: { count: number; records: Array<{ where: string; id: string }> };
+  /**
+   * Respondent records that answer questions their campaign does not have (the platform's form
+   * and its records disagree): where each is, its id and those field keys (never a value), the
+   * first KEPT_ERASED_SHOWN of them, and how many in all. The answers are kept: a key may name a
+   * question a campaign will gain (see FieldCheck), and serves them once it has it.
+   */
+  unknownAnswers: {
+    count: number;
+    records: Array<{ where: string; id: string; fields: string[] }>;
+  };
 }
+
+/** Records a report names at most, by place and id; the rest are counted. */
+const KEPT_ERASED_SHOWN = 100;
 
 type RespondentUpsert = Extract<RespondentEntry, { kind: 'upsert' }>;
 
@@ -75,6 +95,10 @@ class ImportRun {
     respondentsDeleted: 0,
     stale: 0,
   };
+  private readonly keptErased: ImportCounts['keptErased'] = { count: 0, records: [] };
+  private readonly unknownAnswers: ImportCounts['unknownAnswers'] = { count: 0, records: [] };
+  /** Each campaign's field keys as this import has seen them written. */
+  private readonly fieldKeys = new Map<string, Set<string>>();
   /** What the commit's notifications report. */
   private readonly changes = new ChangeSet();
 
@@ -142,6 +166,7 @@ class ImportRun {
     const fieldsChanged = entry.fields
       ? await replaceCampaignFields(this.db, entry.id, entry.fields)
       : false;
+    this.fieldKeys.delete(entry.id);
     if (upsert.kind === 'restored') this.changes.campaignRestored(entry.id);
     if (upsert.kind === 'live') {
       this.changes.campaignUpdated(entry.id, [
@@ -182,10 +207,10 @@ class ImportRun {
     }
     const fresh = await this.fresh([...upserts, ...deletions]);
     await this.write(upserts.filter(fresh));
-    this.counts.respondentsDeleted += await removeRespondents(
-      this.db,
-      deletions.filter(fresh).map((entry) => entry.id),
-    );
+    const deleted = deletions.filter(fresh).map((entry) => entry.id);
+    this.counts.respondentsDeleted += await removeRespondents(this.db, deleted);
+    // The platform deleted them too: an erasure's hold has done its work.
+    await releaseHolds(this.db, deleted);
   }
 
   /**
@@ -208,11 +233,18 @@ class ImportRun {
   /** Writes the respondents whose campaign is known; the others wait for theirs. */
   private async write(upserts: RespondentUpsert[]): Promise<void> {
     await this.lookUpCampaigns(upserts.map((entry) => entry.campaignId));
+    // An erased person stays erased, whatever the platform sends, until it deletes them too.
+    const erased = await findHeld(
+      this.db,
+      upserts.map((entry) => entry.id),
+    );
     const ready: RespondentUpsert[] = [];
     for (const entry of upserts) {
-      if (this.isKnown(entry.campaignId)) ready.push(entry);
+      if (erased.has(entry.id)) this.keepErased(entry);
+      else if (this.isKnown(entry.campaignId)) ready.push(entry);
       else this.hold(entry);
     }
+    await this.noteUnknownAnswers(ready);
     const rows = ready.map((entry) => ({
       id: entry.id,
       campaign_id: entry.campaignId,
@@ -223,6 +255,33 @@ class ImportRun {
     await this.writer.write(rows);
     for (const row of rows) this.changes.rowWritten(row.campaign_id, row.submitted_at);
     this.counts.respondentsUpserted += ready.length;
+  }
+
+  /** Records which answers name a question their campaign does not have. */
+  private async noteUnknownAnswers(ready: readonly RespondentUpsert[]): Promise<void> {
+    const unknown = [...new Set(ready.map((entry) => entry.campaignId))].filter(
+      (id) => !this.fieldKeys.has(id),
+    );
+    if (unknown.length > 0) {
+      for (const [id, keys] of await findFieldKeys(this.db, unknown)) this.fieldKeys.set(id, keys);
+    }
+    for (const entry of ready) {
+      if (entry.answers === '{}') continue;
+      const known = this.fieldKeys.get(entry.campaignId);
+      const fields = Object.keys(JSON.parse(entry.answers)).filter((key) => !known?.has(key));
+      if (fields.length === 0) continue;
+      this.unknownAnswers.count += 1;
+      if (this.unknownAnswers.records.length < KEPT_ERASED_SHOWN) {
+        this.unknownAnswers.records.push({ where: entry.where, id: entry.id, fields });
+      }
+    }
+  }
+
+  private keepErased(entry: RespondentUpsert): void {
+    this.keptErased.count += 1;
+    if (this.keptErased.records.length < KEPT_ERASED_SHOWN) {
+      this.keptErased.records.push({ where: entry.where, id: entry.id });
+    }
   }
 
   private hold(entry: RespondentUpsert): void {
@@ -275,6 +334,8 @@ class ImportRun {
       },
       stale: this.counts.stale,
       dropped: this.dropped,
+      keptErased: this.keptErased,
+      unknownAnswers: this.unknownAnswers,
     };
     await endChange(this.db, {
       engine: this.engine,

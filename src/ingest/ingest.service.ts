@@ -27,6 +27,17 @@ export function isIdempotencyKey(value: string): boolean {
 export interface BatchAnswer {
   applied: { campaigns: number; respondents: number; deletions: number };
   stale: number;
+  /**
+   * Respondent records not applied because an operator erased the person: erase them at the
+   * source too, or send their deletion (docs/ingesting.md). The first 100 by line and id.
+   */
+  keptErased: { count: number; records: Array<{ line: string; id: string }> };
+  /**
+   * Records that answer questions their campaign does not have: applied, answers kept (served
+   * once the campaign has the question), named here so the platform can mend its form mapping.
+   * The first 100 by line, id and field keys; never a value.
+   */
+  unknownAnswers: { count: number; records: Array<{ line: string; id: string; fields: string[] }> };
   committedAt: string;
 }
 
@@ -57,6 +68,12 @@ function recordCount(body: Buffer): number {
     }
   }
   return blank ? count : count + 1;
+}
+
+/** `line 3` of a record's place, `line 3 (id r5)`: the batch's answer names the id apart. */
+function lineOf(where: string): string {
+  const end = where.indexOf(' (id ');
+  return end < 0 ? where : where.slice(0, end);
 }
 
 async function* chunksOf(body: Buffer): AsyncGenerator<Uint8Array> {
@@ -150,6 +167,18 @@ function writeBatch(
         deletions: counts.respondents.deleted,
       },
       stale: counts.stale,
+      keptErased: {
+        count: counts.keptErased.count,
+        records: counts.keptErased.records.map(({ where, id }) => ({ line: lineOf(where), id })),
+      },
+      unknownAnswers: {
+        count: counts.unknownAnswers.count,
+        records: counts.unknownAnswers.records.map(({ where, id, fields }) => ({
+          line: lineOf(where),
+          id,
+          fields,
+        })),
+      },
       committedAt: toIso(clock.now()),
     };
     await keepBatchAnswer(trx, batch.tokenId, batch.key, JSON.stringify(answer));

@@ -1,7 +1,12 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../errors.ts';
-import type { GuestListFormat, GuestLists } from '../guest-list/guest-list.ts';
+import {
+  FILES_AT_ONCE_PER_HOLDER,
+  type GuestListFormat,
+  type GuestLists,
+  HolderBusy,
+} from '../guest-list/guest-list.ts';
 import { guestListFileName, writeCsv, writeXlsx } from '../guest-list/guest-list-files.ts';
 import { clientOf } from '../portal/portal.routes.ts';
 import type { PageKit } from './page-kit.ts';
@@ -42,9 +47,11 @@ export function registerGuestListRoutes(
         if (!(error instanceof ApiError)) throw error;
         if (error.code === 'not_found') return kit.refuse(reply, error, notFoundPage(context));
         const text =
-          error.code === 'rate_limited'
-            ? t.keys.downloadRateLimited(t.duration(Number(error.headers['retry-after'] ?? 60)))
-            : t.keys.downloadForbidden;
+          error instanceof HolderBusy
+            ? t.keys.downloadBusy(FILES_AT_ONCE_PER_HOLDER)
+            : error.code === 'rate_limited'
+              ? t.keys.downloadRateLimited(t.duration(Number(error.headers['retry-after'] ?? 60)))
+              : t.keys.downloadForbidden;
         return kit.refuse(reply, error, problemPage(context, t.keys.downloadRefusedTitle, text));
       }
       const name = guestListFileName(list.campaign, kit.clock.now(), format);

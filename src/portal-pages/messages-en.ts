@@ -95,6 +95,8 @@ export const en = {
       'This key reads nothing of this campaign now: it was revoked or expired, or the campaign left its scope.',
     downloadRateLimited: (wait: string) =>
       `This key has used its requests for this minute. Try again in ${wait}.`,
+    downloadBusy: (files: number) =>
+      `${files} guest lists are being made for your account. Try again once one has finished downloading.`,
     guestListHeadings: {
       id: 'ID',
       submittedAt: 'Submitted (Asia/Jakarta, UTC+7)',

@@ -86,6 +86,8 @@ export const id: Messages = {
       'Kunci ini kini tidak membaca apa pun dari kampanye ini: kunci dicabut atau kedaluwarsa, atau kampanye keluar dari cakupannya.',
     downloadRateLimited: (wait: string) =>
       `Kunci ini sudah memakai jatah permintaannya untuk menit ini. Coba lagi dalam ${wait}.`,
+    downloadBusy: (files: number) =>
+      `${files} daftar tamu sedang dibuat untuk akun Anda. Coba lagi setelah salah satunya selesai diunduh.`,
     guestListHeadings: {
       id: 'ID',
       submittedAt: 'Waktu kirim (Asia/Jakarta, UTC+7)',

@@ -1,10 +1,12 @@
 import { userInfo } from 'node:os';
+import { recordAudit } from '../audit/audit.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Scrub, Store } from '../db/store.ts';
 import { DomainError } from '../errors.ts';
 import { ChangeSet } from '../journal/change-set.ts';
 import { endChange } from '../journal/end-change.ts';
 import { answersMatch, needleOf } from './answer-match.ts';
+import { holdErased, releaseHolds } from './erasure-holds.repository.ts';
 import {
   findRespondentIdsIn,
   findRespondentsAfter,
@@ -54,6 +56,30 @@ export async function findRespondentsByValue(
   }
 }
 
+/**
+ * Lifts the erasure holds on these ids, so that the platform's next version of each is applied
+ * again (the person asked to come back, or was erased by mistake). Returns how many were held.
+ */
+export async function releaseErased(
+  store: Store,
+  clock: Clock,
+  ids: readonly string[],
+): Promise<number> {
+  return store.db.transaction().execute(async (trx) => {
+    const released = await releaseHolds(trx, ids);
+    await recordAudit(
+      trx,
+      {
+        actor: operator(),
+        action: 'respondents.release',
+        details: { count: released, respondents: [...ids] },
+      },
+      clock.now(),
+    );
+    return released;
+  });
+}
+
 /** What an erasure did: the ids it removed, and where their bytes may still be (see Scrub). */
 export interface Erasure {
   erased: Array<{ campaignId: string; id: string }>;
@@ -82,6 +108,8 @@ export async function eraseRespondents(
         'the respondents changed while they were erased; run it again',
       );
     }
+    // An outbox may send the person again: held erased until the platform deletes them too.
+    await holdErased(trx, named, clock.now());
     await endChange(trx, {
       engine: store.engine,
       clock,

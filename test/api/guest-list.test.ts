@@ -1,12 +1,20 @@
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDataReads } from '../../src/data-api/data-reads.ts';
+import {
+  createGuestLists,
+  FILES_AT_ONCE_PER_HOLDER,
+  HolderBusy,
+} from '../../src/guest-list/guest-list.ts';
+import { LocalWindowStore } from '../../src/http/rate-limit-stores.ts';
 import { importDocument } from '../../src/import/import.service.ts';
 import { jakartaDay, KeyUsage } from '../../src/keys/key-usage.ts';
 import { issueKey, revokeKey } from '../../src/keys/keys.service.ts';
 import { readUsageDays } from '../../src/keys/usage-days.repository.ts';
 import { createSmtpMailer } from '../../src/mail/mailer.ts';
+import { Speedups } from '../../src/speedups.ts';
 import { logCapture, startTestApp, type TestApp } from '../helpers/app.ts';
-import { seedCampaign } from '../helpers/factories.ts';
+import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { signedInPages } from '../helpers/page-browser.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
 import { createTestStore, ENGINES } from '../helpers/stores.ts';
@@ -258,5 +266,56 @@ describe.each(ENGINES)('the guest-list download of the key page on %s', (engine)
     expect(refused.body).toContain('This key reads nothing of this campaign now');
     const page = await holder.browser.get(`${KEYS}/${key.id}`);
     expect(page.body).not.toContain('guest-list.xlsx');
+  });
+});
+
+describe('guest-list files per holder', () => {
+  it(`writes at most ${FILES_AT_ONCE_PER_HOLDER} at once for one account, and the next once one ends`, async () => {
+    const t = await startTestApp('sqlite');
+    const reads = createDataReads(t.store, {
+      cursorKey: Buffer.alloc(32, 1),
+      pageThreads: 0,
+      responseCacheBytes: 0,
+      speedups: Speedups.ALL_ON,
+    });
+    const keyUsage = new KeyUsage(t.store.db, logCapture().logger);
+    try {
+      await seedCampaign(t.store, t.clock, { id: 'nikah', respondents: [] });
+      const key = await createTestKey(t.store, t.clock, [{ campaignId: 'nikah', fields: [] }]);
+      const account = (
+        await t.store.db
+          .selectFrom('api_keys')
+          .select('account_id')
+          .where('id', '=', key.id)
+          .executeTakeFirstOrThrow()
+      ).account_id;
+      const lists = createGuestLists({
+        store: t.store,
+        clock: t.clock,
+        campaigns: reads.campaigns,
+        keyUsage,
+        rateLimit: { store: new LocalWindowStore(t.clock), perKeyPerMinute: 120 },
+      });
+      const open = () =>
+        lists.open({
+          accountId: account,
+          address: '127.0.0.1',
+          keyId: key.id,
+          campaignId: 'nikah',
+          format: 'csv',
+        });
+      const first = await open();
+      await open();
+      await expect(open()).rejects.toBeInstanceOf(HolderBusy);
+      await first.finish({ rows: 0, complete: true });
+      // Finishing twice frees one place, not two.
+      await first.finish({ rows: 0, complete: true });
+      await open();
+      await expect(open()).rejects.toBeInstanceOf(HolderBusy);
+    } finally {
+      await keyUsage.close();
+      await reads.close();
+      await t.close();
+    }
   });
 });

@@ -14,6 +14,7 @@ import { migrateToLatest } from '../../src/db/migrate.ts';
 import { IDEMPOTENCY_KEEP_MS } from '../../src/ingest/ingest.service.ts';
 import { createIngestToken, revokeIngestToken } from '../../src/ingest/ingest-tokens.service.ts';
 import { purgeIngestBatches } from '../../src/notifications/housekeeping.ts';
+import { eraseRespondents, releaseErased } from '../../src/removals/erasure.service.ts';
 import { logCapture, startTestApp, type TestApp } from '../helpers/app.ts';
 import { ManualClock } from '../helpers/clock.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
@@ -112,6 +113,8 @@ describe.each(ENGINES)('the ingest API on %s', (engine) => {
     expect(answer.json()).toEqual({
       applied: { campaigns: 0, respondents: 2, deletions: 0 },
       stale: 0,
+      keptErased: { count: 0, records: [] },
+      unknownAnswers: { count: 0, records: [] },
       committedAt: new Date(t.clock.now()).toISOString(),
     });
     expect((await served('a1'))?.fields).toEqual({ nama: 'Sari' });
@@ -279,6 +282,47 @@ describe.each(ENGINES)('the ingest API on %s', (engine) => {
     expect((await send(lines(respondent('t1', 'Tamu')))).statusCode).toBe(200);
     t.clock.advance(60_000);
     expect((await stranger(61)).statusCode).toBe(401);
+  });
+
+  it('names answers to questions the campaign does not have, by line, id and key, never the value', async () => {
+    const answer = await send(
+      lines(
+        respondent('u1', 'Known'),
+        respondent('u2', 'Known', {
+          answers: { nama: 'X', alamat: 'Jalan Rahasia 7', umur: '30' },
+        }),
+      ),
+    );
+    expect(answer.json().unknownAnswers).toEqual({
+      count: 1,
+      records: [{ line: 'line 2', id: 'u2', fields: ['alamat', 'umur'] }],
+    });
+    expect(JSON.stringify(answer.json())).not.toContain('Rahasia');
+    // Applied all the same: the question may come with the campaign's next record.
+    expect((await served('u2'))?.fields).toEqual({ nama: 'X' });
+  });
+
+  it('keeps an erased person erased against later versions, until a deletion or a release', async () => {
+    expect((await send(lines(respondent('e1', 'Sari Pribadi')))).statusCode).toBe(200);
+    await eraseRespondents(t.store, t.clock, [{ campaignId: 'nikah', id: 'e1' }], 'ids');
+    // The outbox sends the person again, as if nothing happened.
+    const again = await send(lines(respondent('e2', 'Other'), respondent('e1', 'Sari Pribadi 2')));
+    expect(again.json()).toMatchObject({
+      applied: { respondents: 1 },
+      keptErased: { count: 1, records: [{ line: 'line 2', id: 'e1' }] },
+    });
+    expect(JSON.stringify(again.json())).not.toContain('Pribadi');
+    expect(await served('e1')).toBeUndefined();
+    // An operator lifts the hold: the next version is applied.
+    expect(await releaseErased(t.store, t.clock, ['e1'])).toBe(1);
+    await send(lines(respondent('e1', 'Back')));
+    expect((await served('e1'))?.fields).toEqual({ nama: 'Back' });
+    // Erased again, then deleted at the source: the hold has done its work.
+    await eraseRespondents(t.store, t.clock, [{ campaignId: 'nikah', id: 'e1' }], 'ids');
+    await send(lines({ type: 'deletion', respondentId: 'e1' }));
+    const later = await send(lines(respondent('e1', 'New RSVP')));
+    expect(later.json().keptErased.count).toBe(0);
+    expect((await served('e1'))?.fields).toEqual({ nama: 'New RSVP' });
   });
 
   it('refuses API keys, sessions and revoked tokens here, and tokens on the data API and the portal', async () => {

@@ -77,6 +77,8 @@ describe.each(ENGINES)('operator CLI on %s', { timeout: 90_000 }, (engine) => {
       respondents: { upserted: 2, deleted: 0 },
       stale: 0,
       dropped: { ipAddress: 0, token: 1, guestToken: 0 },
+      keptErased: { count: 0, records: [] },
+      unknownAnswers: { count: 0, records: [] },
     });
 
     const account = await runHadir(

@@ -206,6 +206,36 @@ describe('HadirClient against a real server', () => {
     expect(pages).toBe(4);
   });
 
+  it('walks the changes feed, then only what changed, and answers unchanged for a 304', async () => {
+    const hadir = client();
+    let until = '';
+    let first = 0;
+    for await (const page of hadir.changePages('kecil')) {
+      first += page.data.length;
+      until = page.meta.until;
+    }
+    expect(first).toBe(1);
+    t.clock.advance(1_000);
+    await importRespondents(t.store, t.clock, 'kecil', [
+      { id: 'k2', submittedAt: '2026-10-01T00:00:00Z' },
+    ]);
+    const changed = [];
+    for await (const page of hadir.changePages('kecil', { since: until }))
+      changed.push(...page.data);
+    expect(changed.map((change) => `${change.type}:${change.id}`)).toEqual(['upsert:k2']);
+    const quiet = await hadir.changesPage('kecil', {
+      since: new Date(t.clock.now()).toISOString(),
+    });
+    expect(quiet).not.toBe('unchanged');
+    const etag = quiet === 'unchanged' ? undefined : quiet.etag;
+    expect(
+      await hadir.changesPage('kecil', {
+        since: new Date(t.clock.now()).toISOString(),
+        ...(etag ? { etag } : {}),
+      }),
+    ).toBe('unchanged');
+  });
+
   it('stops when its AbortSignal fires during a wait', async () => {
     const controller = new AbortController();
     const limited: typeof fetch = async () =>

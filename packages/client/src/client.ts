@@ -142,19 +142,24 @@ export class HadirClient {
     etag: string | undefined,
     signal?: AbortSignal,
   ): Promise<{ summary: Summary; etag: string | undefined } | 'unchanged'> {
-    let seen: string | undefined;
-    const summary = await this.#get<Summary | undefined>(
+    const answer = await this.#getIfChanged<Summary>(
       `/campaigns/${encodeURIComponent(campaignId)}/summary`,
-      {},
+      etag,
       signal,
-      {
-        etag,
-        seen: (value) => {
-          seen = value;
-        },
-      },
     );
-    return summary === undefined ? 'unchanged' : { summary, etag: seen };
+    return answer === 'unchanged' ? answer : { summary: answer.body, etag: answer.etag };
+  }
+
+  /**
+   * The campaigns this key may read, unless the list is the same as when it answered `etag`
+   * (a `304`, which the rate limit does not count).
+   */
+  async campaignsIfChanged(
+    etag: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<{ campaigns: Campaign[]; etag: string | undefined } | 'unchanged'> {
+    const answer = await this.#getIfChanged<{ data: Campaign[] }>('/campaigns', etag, signal);
+    return answer === 'unchanged' ? answer : { campaigns: answer.body.data, etag: answer.etag };
   }
 
   /**
@@ -166,19 +171,28 @@ export class HadirClient {
     etag: string | undefined,
     signal?: AbortSignal,
   ): Promise<{ fields: FieldDefinition[]; etag: string | undefined } | 'unchanged'> {
-    let seen: string | undefined;
-    const body = await this.#get<{ data: FieldDefinition[] } | undefined>(
+    const answer = await this.#getIfChanged<{ data: FieldDefinition[] }>(
       `/campaigns/${encodeURIComponent(campaignId)}/fields`,
-      {},
+      etag,
       signal,
-      {
-        etag,
-        seen: (value) => {
-          seen = value;
-        },
-      },
     );
-    return body === undefined ? 'unchanged' : { fields: body.data, etag: seen };
+    return answer === 'unchanged' ? answer : { fields: answer.body.data, etag: answer.etag };
+  }
+
+  /** A GET with If-None-Match: its body and ETag, or 'unchanged' for a 304. */
+  async #getIfChanged<T>(
+    path: string,
+    etag: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<{ body: T; etag: string | undefined } | 'unchanged'> {
+    let seen: string | undefined;
+    const body = await this.#get<T | undefined>(path, {}, signal, {
+      etag,
+      seen: (value) => {
+        seen = value;
+      },
+    });
+    return body === undefined ? 'unchanged' : { body, etag: seen };
   }
 
   /**

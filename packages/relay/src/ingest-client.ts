@@ -4,6 +4,13 @@ import { createHash } from 'node:crypto';
 export interface BatchAnswer {
   applied: { campaigns: number; respondents: number; deletions: number };
   stale: number;
+  /** Records not applied: an operator erased these people (the first 100, by line and id). */
+  keptErased?: { count: number; records: Array<{ line: string; id: string }> };
+  /** Records that answer questions their campaign does not have (the first 100). */
+  unknownAnswers?: {
+    count: number;
+    records: Array<{ line: string; id: string; fields: string[] }>;
+  };
   committedAt: string;
 }
 

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { batchKey, type IngestClient } from './ingest-client.ts';
+import { type BatchAnswer, batchKey, type IngestClient } from './ingest-client.ts';
 
 export interface RelayOptions {
   /** The platform's PostgreSQL, where the outbox table is. */
@@ -24,6 +24,10 @@ export interface Drained {
   rejected: number;
   /** The outbox ids of those rows, each with why. */
   refusals: Array<{ rowId: string; problem: string }>;
+  /** Records Hadir did not apply because an operator erased those people. */
+  keptErased?: BatchAnswer['keptErased'];
+  /** Records that answer questions their campaign does not have (applied, and said). */
+  unknownAnswers?: BatchAnswer['unknownAnswers'];
 }
 
 /** Which row of Hadir a record writes: a batch names each once (the import's rule). */
@@ -118,6 +122,8 @@ export async function drainOnce(
     );
     let rejected = 0;
     let replayed = false;
+    let keptErased: BatchAnswer['keptErased'];
+    let unknownAnswers: BatchAnswer['unknownAnswers'];
     const refusals: Drained['refusals'] = [];
     /** Moves rows to the rejected table, each with its problem, copied there by the database. */
     const reject = async (
@@ -158,6 +164,8 @@ export async function drainOnce(
       );
       if (result.kind === 'applied') {
         replayed = result.replayed;
+        keptErased = result.answer.keptErased;
+        unknownAnswers = result.answer.unknownAnswers;
         break;
       }
       if (result.kind === 'failed') throw stoppedBy(result.status, result.message);
@@ -177,7 +185,14 @@ export async function drainOnce(
       ]);
     }
     await db.query('COMMIT');
-    return { sent: pending.length, replayed, rejected, refusals };
+    return {
+      sent: pending.length,
+      replayed,
+      rejected,
+      refusals,
+      ...(keptErased && keptErased.count > 0 ? { keptErased } : {}),
+      ...(unknownAnswers && unknownAnswers.count > 0 ? { unknownAnswers } : {}),
+    };
   } catch (error) {
     await db.query('ROLLBACK').catch(() => {});
     throw error;
@@ -232,6 +247,22 @@ export async function runRelay(
           );
           for (const { rowId, problem } of drained.refusals) {
             log(`refused outbox row ${rowId}: ${problem}`);
+          }
+          if (drained.keptErased) {
+            const { count, records } = drained.keptErased;
+            const named = records.map((record) => `${record.line} (id ${record.id})`).join(', ');
+            log(
+              `Hadir kept ${count} erased respondent${count === 1 ? '' : 's'} erased (an operator erased them; not applied): ${named}${count > records.length ? ', …' : ''}. Erase them in the platform too, or let it send their deletion`,
+            );
+          }
+          if (drained.unknownAnswers) {
+            const { count, records } = drained.unknownAnswers;
+            const named = records
+              .map((record) => `${record.line} (id ${record.id}): ${record.fields.join(', ')}`)
+              .join('; ');
+            log(
+              `${count} record${count === 1 ? '' : 's'} answer questions their campaign does not have (kept; served once the campaign has them): ${named}${count > records.length ? '; …' : ''}. Send the campaign's questions, or mend the mapping of the form`,
+            );
           }
           continue;
         }

@@ -1,6 +1,12 @@
 import type { AnswerEvent } from '@hadir/client';
 
 const MINUTE_MS = 60_000;
+/**
+ * Requests a minute the even spacing leaves free within the share: a conditional request (a
+ * refresh of a campaign's summary or fields) goes at once and may turn out counted, and it must
+ * not push the next spaced one past the minute's allowance.
+ */
+const UNSPACED_RESERVE = 4;
 /** The key's budget until an answer says otherwise: the service's default (spec, Limits). */
 const DEFAULT_LIMIT_PER_MINUTE = 120;
 
@@ -16,7 +22,8 @@ export interface BudgetPacerOptions {
 /**
  * Keeps one client within a share of its key's budget, so that the key's other clients (the SDK,
  * an agent, a download) keep the rest: requests the rate limit counts go at most `share` of
- * RateLimit-Limit a minute, spread evenly (one every minute / that many) rather than in bursts.
+ * RateLimit-Limit a minute, spread evenly (a few less than that many, so that conditional
+ * requests fit beside them) rather than in bursts.
  * A conditional request goes at once: its `304` is free, and if it turns out counted, it counts.
  * For one client whose requests go one at a time (an answer is taken to be the latest request's).
  */
@@ -65,7 +72,7 @@ export class BudgetPacer {
   async #wait(conditional: boolean): Promise<void> {
     if (!conditional) {
       const now = this.#now();
-      const gap = Math.ceil(MINUTE_MS / this.perMinute);
+      const gap = Math.ceil(MINUTE_MS / Math.max(1, this.perMinute - UNSPACED_RESERVE));
       this.#prune(now);
       const full = this.#counted.length >= this.perMinute;
       const until = Math.max(

@@ -64,6 +64,14 @@ export interface SyncDeps {
    * watermark is then asked conditionally, and its `304` is not counted by the rate limit.
    */
   quiet?: QuietTags;
+  /** Likewise, the campaign list, summaries and fields last read, with their ETags. */
+  described?: Described;
+}
+
+/** What a long-running caller keeps of the campaigns' descriptions between refreshes. */
+export interface Described {
+  etags: Map<string, string | undefined>;
+  campaigns?: Campaign[];
 }
 
 /** How long an unchanged watermark is kept before an empty answer's `until` replaces it. */
@@ -164,10 +172,18 @@ export async function refreshCampaigns(
   client: HadirClient,
   options: Pick<SyncOptions, 'campaigns'>,
   deps: SyncDeps,
-  etags: Map<string, string | undefined> = new Map(),
 ): Promise<{ readable: Campaign[]; results: CampaignResult[] }> {
   const now = deps.now ?? (() => new Date());
-  const readable = await client.campaigns();
+  const described: Described = deps.described ?? { etags: new Map() };
+  const { etags } = described;
+  const listed = await client.campaignsIfChanged(
+    described.campaigns ? etags.get('campaigns') : undefined,
+  );
+  if (listed !== 'unchanged') {
+    etags.set('campaigns', listed.etag);
+    described.campaigns = listed.campaigns;
+  }
+  const readable = described.campaigns ?? [];
   const results: CampaignResult[] = [];
   // A mirrored campaign the key cannot read any more (deleted: 404; out of scope: 403) keeps
   // nothing of anyone: the mirror holds only what the key may read.

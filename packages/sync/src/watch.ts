@@ -13,6 +13,7 @@ import { BudgetPacer } from './budget.js';
 import type { Mirror } from './mirror.js';
 import {
   type CampaignResult,
+  type Described,
   type QuietTags,
   refreshCampaigns,
   type SyncOptions,
@@ -50,6 +51,14 @@ export class WatchStopped extends Error {}
 /** Bodies larger than this are not Hadir's (its notifications stay under 20 kB). */
 const MAX_BODY_BYTES = 64 * 1024;
 export const DEFAULT_BUDGET_SHARE = 0.45;
+/**
+ * A campaign notified of within this long is read again as soon as the budget's spacing allows,
+ * without waiting for its next notification: Hadir tells of a steady stream about once a second
+ * (CHANGE_WINDOW_MS), and a change made just after one would otherwise wait for the next.
+ */
+const HOT_MS = 2_000;
+/** A hot campaign is read again at most this often, whatever the budget would allow. */
+const REREAD_MS = 1_000;
 const DEFAULT_DESCRIBE_EVERY_MS = 60_000;
 
 /** The next step for a key the service refused (401), in words. */
@@ -71,10 +80,12 @@ export class SyncWatcher {
   readonly #pacer: BudgetPacer;
   /** Campaigns to sync next. */
   readonly #pending = new Set<string>();
+  /** When each campaign was last named by a notification. */
+  readonly #notifiedAt = new Map<string, number>();
   /** Whether campaigns' descriptions are due for a refresh (a campaign changed, or was added). */
   #describeDue = false;
   #describedAt = 0;
-  readonly #etags = new Map<string, string | undefined>();
+  readonly #described: Described = { etags: new Map() };
   readonly #quiet: QuietTags = new Map();
   /** Notifications already taken, so that one replayed within its 5 minutes is not taken again. */
   readonly #replays = new WebhookReplayGuard();
@@ -141,7 +152,7 @@ export class SyncWatcher {
     const results = await syncWith(
       this.#client,
       { ...this.#options.sync, full: false },
-      { mirror: this.#deps.mirror, quiet: this.#quiet },
+      { mirror: this.#deps.mirror, quiet: this.#quiet, described: this.#described },
     ).catch((error: unknown) => {
       throw error instanceof HadirApiError && error.status === 401
         ? new WatchStopped(deadKeyMessage(error))
@@ -224,6 +235,7 @@ export class SyncWatcher {
     const watched = this.#options.sync.campaigns;
     if (watched.length > 0 && !watched.includes(event.data.campaignId)) return;
     if (event.type.startsWith('campaign.')) this.#describeDue = true;
+    this.#notifiedAt.set(event.data.campaignId, Date.now());
     this.#schedule(event.data.campaignId);
   }
 
@@ -236,7 +248,17 @@ export class SyncWatcher {
       while ((this.#pending.size > 0 || this.#describeDue) && !this.#stopped) {
         const campaigns = [...this.#pending];
         this.#pending.clear();
+        const started = Date.now();
         await this.#sync(campaigns);
+        const named = this.#pending.size > 0;
+        for (const id of campaigns) {
+          if (Date.now() - (this.#notifiedAt.get(id) ?? 0) < HOT_MS) this.#pending.add(id);
+        }
+        // Read again unasked no sooner than REREAD_MS after the last read began.
+        const wait = started + REREAD_MS - Date.now();
+        if (!named && this.#pending.size > 0 && wait > 0) {
+          await new Promise((resolve) => setTimeout(resolve, wait));
+        }
       }
     })().finally(() => {
       this.#draining = undefined;
@@ -245,7 +267,7 @@ export class SyncWatcher {
 
   /** Reads these campaigns' changes (descriptions too, when due); what fails is tried again. */
   async #sync(campaigns: readonly string[]): Promise<void> {
-    const deps = { mirror: this.#deps.mirror, quiet: this.#quiet };
+    const deps = { mirror: this.#deps.mirror, quiet: this.#quiet, described: this.#described };
     const results: CampaignResult[] = [];
     const watched = this.#options.sync.campaigns;
     const wanted = [...campaigns];
@@ -262,7 +284,6 @@ export class SyncWatcher {
           this.#client,
           { campaigns: this.#options.sync.campaigns },
           deps,
-          this.#etags,
         );
         this.#describeDue = false;
         this.#describedAt = Date.now();
@@ -304,14 +325,17 @@ export class SyncWatcher {
   }
 
   #report(results: readonly CampaignResult[]): void {
-    for (const result of results) {
-      if (result.pages === 0 && result.removed === 0 && !result.fullBecause) continue;
+    // A read that found nothing new is not worth a line, nor a report.
+    const changed = results.filter(
+      (result) => result.pages > 0 || result.removed > 0 || result.fullBecause !== undefined,
+    );
+    for (const result of changed) {
       if (result.fullBecause) this.#deps.log(`${result.campaignId}: ${result.fullBecause}`);
       this.#deps.log(
         `${result.campaignId}: ${result.rows} rows, ${result.removed} removed, watermark ${result.watermark ?? 'none'}`,
       );
     }
-    if (results.length > 0) this.#deps.onSynced?.([...results]);
+    if (changed.length > 0) this.#deps.onSynced?.(changed);
   }
 
   #schedulePoll(): void {

@@ -145,14 +145,18 @@ async function restoreIntoPostgres(context: Context, backup: string) {
   if (!existsSync(backup)) throw new DomainError('not_found', `${backup} does not exist`);
   const removed = await removedInCurrent(context);
   await restorePostgres(backup, into, context.io.env);
-  const { carried, counts } = await withStore(
+  const { carried, counts, compaction } = await withStore(
     context,
-    async (store) => ({
-      carried: removed
+    async (store) => {
+      const carried = removed
         ? await carryRemovalsForward(store, context.clock, removed)
-        : { respondents: 0, campaigns: 0 },
-      counts: await countContents(store),
-    }),
+        : { respondents: 0, campaigns: 0 };
+      // Removed again, their bytes are still in the new database's free space: nothing serves
+      // it yet, so it is compacted now rather than left to an operator who may not know.
+      const compaction =
+        carried.respondents + carried.campaigns > 0 ? await store.compact() : undefined;
+      return { carried, counts: await countContents(store), compaction };
+    },
     { url: into },
   );
   return {
@@ -162,11 +166,17 @@ async function restoreIntoPostgres(context: Context, backup: string) {
       ...counts,
       erasedAgain: carried.respondents,
       campaignsDeletedAgain: carried.campaigns,
+      ...(compaction ? { compaction } : {}),
       currentDatabaseFound: removed !== undefined,
     },
     text: [
       `Restored ${backup} into ${redacted(into)}: ${contents(counts)}.`,
       carriedLine(carried),
+      compaction
+        ? compaction.skipped.length === 0
+          ? 'Their bytes were rewritten out of the new database (compacted).'
+          : `Their bytes were rewritten out of the new database but for ${compaction.skipped.map((skip) => `${skip.table} (${skip.why})`).join(', ')}: run hadir compact there as its owner.`
+        : '',
       removed
         ? ''
         : 'The database DATABASE_URL names does not exist, so nothing removed after the backup could be removed again: erase them again by hand if you know of any.',

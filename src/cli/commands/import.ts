@@ -85,9 +85,29 @@ function describeCounts(counts: ImportCounts): string {
     counts.stale === 0
       ? ''
       : `\nskipped ${counted(counts.stale, 'stale record')}: a newer version of each is already held`;
+  const { keptErased } = counts;
+  const erased =
+    keptErased.count === 0
+      ? ''
+      : `\nkept ${counted(keptErased.count, 'erased respondent')} erased (${keptErased.records
+          .slice(0, 5)
+          .map((record) => record.id)
+          .join(
+            ', ',
+          )}${keptErased.count > 5 ? ', …' : ''}): an operator erased them; hadir respondents release --id ID applies them again`;
+  const { unknownAnswers } = counts;
+  const unknown =
+    unknownAnswers.count === 0
+      ? ''
+      : `\n${counted(unknownAnswers.count, 'record')} answer questions their campaign does not have (${unknownAnswers.records
+          .slice(0, 3)
+          .map((record) => `${record.where}: ${record.fields.join(', ')}`)
+          .join(
+            '; ',
+          )}${unknownAnswers.count > 3 ? '; …' : ''}): kept, and served once the campaign has them`;
   return (
     `imported ${counted(campaigns.upserted, 'campaign')} (${campaigns.deleted} deleted) and ` +
-    `${counted(respondents.upserted, 'respondent')} (${respondents.deleted.toLocaleString('en')} deleted)${stale}${dropped}`
+    `${counted(respondents.upserted, 'respondent')} (${respondents.deleted.toLocaleString('en')} deleted)${stale}${erased}${unknown}${dropped}`
   );
 }
 

@@ -4,6 +4,7 @@ import {
   deleteCampaign,
   eraseRespondents,
   findRespondentsByValue,
+  releaseErased,
   respondentsOfCampaign,
 } from '../../removals/erasure.service.ts';
 import { runRetention } from '../../removals/retention.ts';
@@ -81,6 +82,27 @@ export const REMOVAL_COMMANDS: Record<string, Command> = {
           text: `erased ${counted(erasure.erased.length, 'respondent')}${scrubNote(erasure.scrub)}`,
         };
       });
+    },
+  },
+  'respondents release': {
+    summary:
+      'Lifts an erasure’s hold: the platform’s next version of each respondent is applied again (an erased respondent stays erased against what the platform sends until then, or until it sends their deletion).',
+    example: 'respondents release --id pernikahan-00400',
+    usage: 'respondents release --id RID [--id RID …]',
+    options: { id: { type: 'string', multiple: true } },
+    async run(context) {
+      const ids = listOption(context, 'id');
+      if (ids.length === 0) throw new UsageError('give at least one --id');
+      const released = await withStore(context, (store) =>
+        releaseErased(store, context.clock, ids),
+      );
+      return {
+        json: { released },
+        text:
+          released === 0
+            ? 'none of them was held: nothing to release'
+            : `released ${counted(released, 'respondent')}: the platform's next version of each is applied`,
+      };
     },
   },
   'campaigns delete': {
