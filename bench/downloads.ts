@@ -27,7 +27,24 @@ export interface DownloadsRow {
     idleRssBytes: number;
     peakRssBytes: number;
   }>;
+  /**
+   * The data API's page 1 of the small campaign, one request at a time, alone and while one
+   * holder keeps HOLDER_DOWNLOADS asks for 100,000-row Excel files going (the written ones and
+   * the refused ones counted).
+   */
+  underDownloads: {
+    aloneP50Ms: number;
+    duringP50Ms: number;
+    downloadsAsked: number;
+    downloadsWritten: number;
+    downloadsRefused: number;
+  };
 }
+
+/** Excel files one holder asks for at once in the under-downloads case. */
+const HOLDER_DOWNLOADS = 20;
+/** How long the data API is timed, alone and then during the downloads. */
+const TIMED_MS = 8_000;
 
 const FIELDS = [
   { key: 'nama', type: 'TEXT', label: 'Nama lengkap' },
@@ -85,6 +102,7 @@ export async function measureDownloads(log: (line: string) => void): Promise<Dow
   const database = join(folder, 'downloads.sqlite');
   const store = openStore(`sqlite:${database}`);
   let keyId: string;
+  let apiKey: string;
   let token: string;
   try {
     await migrateToLatest(store);
@@ -100,7 +118,10 @@ export async function measureDownloads(log: (line: string) => void): Promise<Dow
       campaignId: id,
       fields: FIELDS.map((field) => field.key),
     }));
-    ({ id: keyId } = await issueKey(store, systemClock, { accountEmail: 'wo@hadir.test', scopes }));
+    ({ id: keyId, key: apiKey } = await issueKey(store, systemClock, {
+      accountEmail: 'wo@hadir.test',
+      scopes,
+    }));
     // A session as a sign-in leaves it (the bench has no mailbox for the code).
     const sessions = createSessions({
       store,
@@ -158,9 +179,78 @@ export async function measureDownloads(log: (line: string) => void): Promise<Dow
         await fresh.stop();
       }
     }
-    return { excel10k, large };
+    const underDownloads = await timeUnderDownloads(
+      database,
+      apiKey,
+      url(LARGE.id, 'xlsx'),
+      cookie,
+    );
+    log(
+      `  data API page 1, one at a time: p50 ${underDownloads.aloneP50Ms} ms alone, ${underDownloads.duringP50Ms} ms while one holder kept ${HOLDER_DOWNLOADS} asks for large Excel files going (${underDownloads.downloadsWritten} written, ${underDownloads.downloadsRefused} refused)`,
+    );
+    return { excel10k, large, underDownloads };
   } finally {
     await server.stop();
     rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** p50 of the data API's latency, one request after another, for TIMED_MS. */
+async function timedPageOne(base: string, apiKey: string): Promise<number> {
+  const times: number[] = [];
+  const until = performance.now() + TIMED_MS;
+  while (performance.now() < until) {
+    const started = performance.now();
+    const answer = await fetch(`${base}/developer/v1/campaigns/${SMALL.id}/respondents?limit=50`, {
+      headers: { authorization: `Bearer ${apiKey}`, 'x-forwarded-proto': 'https' },
+    });
+    await answer.arrayBuffer();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return Math.round((times[Math.floor(times.length / 2)] as number) * 100) / 100;
+}
+
+/** The data API alone, then while one holder asks for HOLDER_DOWNLOADS large files at once. */
+async function timeUnderDownloads(
+  database: string,
+  apiKey: string,
+  fileUrl: string,
+  cookie: string,
+): Promise<DownloadsRow['underDownloads']> {
+  const server = await startHadir({ DATABASE_URL: `sqlite:${database}` });
+  try {
+    const file = fileUrl.replace(/^http:\/\/[^/]+/, server.url);
+    const aloneP50Ms = await timedPageOne(server.url, apiKey);
+    let written = 0;
+    let refused = 0;
+    let timing = true;
+    // The holder keeps HOLDER_DOWNLOADS asks going for the whole window: a refused one asks
+    // again a moment later, a written one as soon as its file is read.
+    const asking = Array.from({ length: HOLDER_DOWNLOADS }, async () => {
+      while (timing) {
+        const answer = await fetch(file, {
+          headers: { cookie, 'x-forwarded-proto': 'https', 'accept-language': 'en' },
+        });
+        await answer.arrayBuffer();
+        if (answer.status === 200) written += 1;
+        else {
+          refused += 1;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+    });
+    const duringP50Ms = await timedPageOne(server.url, apiKey);
+    timing = false;
+    await Promise.all(asking);
+    return {
+      aloneP50Ms,
+      duringP50Ms,
+      downloadsAsked: HOLDER_DOWNLOADS,
+      downloadsWritten: written,
+      downloadsRefused: refused,
+    };
+  } finally {
+    await server.stop();
   }
 }

@@ -37,17 +37,18 @@ export interface OpenGuestList extends WholeCampaign {
 }
 
 /**
- * Files one account may have written at once. A file reads and writes a whole campaign; with more
- * at once one holder's downloads would take the process's time from every key's requests.
+ * Files one account may have written at once. A file reads and writes a whole campaign on the
+ * serving thread; each one at once takes more of its time from every key's requests
+ * (docs/performance.md, Guest-list downloads).
  */
-export const FILES_AT_ONCE_PER_HOLDER = 2;
+export const FILES_AT_ONCE_PER_HOLDER = 1;
 
 /** The account already has FILES_AT_ONCE_PER_HOLDER files being written. */
 export class HolderBusy extends ApiError {
   constructor() {
     super(
       'rate_limited',
-      `${FILES_AT_ONCE_PER_HOLDER} guest lists are being written for this account; try again once one has finished`,
+      `a guest list is being written for this account (at most ${FILES_AT_ONCE_PER_HOLDER} at once); try again once it has finished`,
       { 'retry-after': '5' },
     );
   }

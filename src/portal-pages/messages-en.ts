@@ -96,7 +96,9 @@ export const en = {
     downloadRateLimited: (wait: string) =>
       `This key has used its requests for this minute. Try again in ${wait}.`,
     downloadBusy: (files: number) =>
-      `${files} guest lists are being made for your account. Try again once one has finished downloading.`,
+      files === 1
+        ? 'A guest list is being made for your account. Try again once it has finished downloading.'
+        : `${files} guest lists are being made for your account. Try again once one has finished downloading.`,
     guestListHeadings: {
       id: 'ID',
       submittedAt: 'Submitted (Asia/Jakarta, UTC+7)',

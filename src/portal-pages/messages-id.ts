@@ -87,7 +87,9 @@ export const id: Messages = {
     downloadRateLimited: (wait: string) =>
       `Kunci ini sudah memakai jatah permintaannya untuk menit ini. Coba lagi dalam ${wait}.`,
     downloadBusy: (files: number) =>
-      `${files} daftar tamu sedang dibuat untuk akun Anda. Coba lagi setelah salah satunya selesai diunduh.`,
+      files === 1
+        ? 'Sebuah daftar tamu sedang dibuat untuk akun Anda. Coba lagi setelah selesai diunduh.'
+        : `${files} daftar tamu sedang dibuat untuk akun Anda. Coba lagi setelah salah satunya selesai diunduh.`,
     guestListHeadings: {
       id: 'ID',
       submittedAt: 'Waktu kirim (Asia/Jakarta, UTC+7)',
