@@ -140,6 +140,40 @@ describe.each(ENGINES)('erasure and retention by the operator, on %s', (engine) 
     }
   });
 
+  it('keeps an erased respondent out of a later import, and lets it in once released', async () => {
+    const clock = new ManualClock();
+    const { databaseUrl, store } = await seeded(engine, clock);
+    try {
+      const run = (...args: string[]) => runHadirInProcess(args, { databaseUrl, clock });
+      await run('respondents', 'erase', '--campaign', 'nikah', '--id', 'n2');
+      // The platform's export still holds the person.
+      const again = () =>
+        importDocument(store, clock, {
+          respondents: [guest('n2', 'nikah', { email: 'budi@contoh.id', menu: 'Soto' })],
+        });
+      expect((await again()).keptErased).toEqual({
+        count: 1,
+        records: [{ where: 'respondents[0] (id n2)', id: 'n2' }],
+      });
+      const held = await store.db
+        .selectFrom('respondents')
+        .select('id')
+        .where('id', '=', 'n2')
+        .execute();
+      expect(held).toEqual([]);
+      const released = await run('respondents', 'release', '--id', 'n2');
+      expect(released.stdout).toBe(
+        "released 1 respondent: the platform's next version of each is applied\n",
+      );
+      expect((await run('respondents', 'release', '--id', 'n2')).stdout).toBe(
+        'none of them was held: nothing to release\n',
+      );
+      expect((await again()).respondents.upserted).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('deletes a campaign with a tombstone for each respondent', async () => {
     const clock = new ManualClock();
     const { databaseUrl, store } = await seeded(engine, clock);
