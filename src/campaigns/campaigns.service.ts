@@ -91,8 +91,8 @@ export interface WholeCampaign {
   respondents(): AsyncGenerator<ProjectedRespondent>;
 }
 
-/** Rows read at a time for a whole campaign. */
-const WHOLE_CAMPAIGN_BATCH = 1_000;
+/** Rows read at a time for a whole campaign: one synchronous read on SQLite, kept short. */
+const WHOLE_CAMPAIGN_BATCH = 500;
 
 function toCampaign(record: CampaignRecord): Campaign {
   return {

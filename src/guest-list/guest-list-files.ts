@@ -65,7 +65,11 @@ async function drained(out: Writable): Promise<void> {
   if (out.destroyed) throw new ReaderGone('the reader went away before the file was written');
 }
 
-const ROWS_BETWEEN_DRAINS = 200;
+/**
+ * Rows written between turns of the event loop: every key's requests wait for a turn while a
+ * file is written on the serving thread (docs/performance.md, Guest-list downloads).
+ */
+const ROWS_BETWEEN_DRAINS = 50;
 
 /** How much of the sheet may wait for the zip before the rows stop coming. */
 const SHEET_BYTES_IN_FLIGHT = 1024 * 1024;
