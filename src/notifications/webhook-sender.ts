@@ -25,6 +25,14 @@ export function dnsResolver(options: { servers?: readonly string[] } = {}): Reso
   const resolver = new DnsResolver({ timeout: DNS_TRY_MS, tries: DNS_TRIES });
   if (options.servers) resolver.setServers([...options.servers]);
   return async (host) => {
+    // RFC 6761: localhost is this machine, without asking anyone (a name server may not know it).
+    const name = host.replace(/\.$/, '');
+    if (name === 'localhost' || name.endsWith('.localhost')) {
+      return [
+        { address: '127.0.0.1', family: 4 },
+        { address: '::1', family: 6 },
+      ];
+    }
     const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
     const addresses = [
       ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),

@@ -45,6 +45,17 @@ describe('the resolver of notification deliveries', () => {
     }
   }, 30_000);
 
+  it('answers localhost itself, as RFC 6761 has it, without asking a name server', async () => {
+    const names = await startNameServer({}, []);
+    try {
+      const addresses = await dnsResolver({ servers: [names.server] })('localhost');
+      expect(addresses.map((one) => one.address)).toEqual(['127.0.0.1', '::1']);
+      expect(names.asked.size).toBe(0);
+    } finally {
+      await names.close();
+    }
+  });
+
   it('says a name that does not exist is not found', async () => {
     const names = await startNameServer({}, []);
     try {
