@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { IngestClient } from '../packages/relay/src/index.ts';
 import { Mirror, SyncWatcher } from '../packages/sync/src/index.ts';
 import { systemClock } from '../src/clock.ts';
-import { openStore } from '../src/db/connect.ts';
+import { openStore, type Store } from '../src/db/connect.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { importDocument } from '../src/import/import.service.ts';
 import { createIngestToken } from '../src/ingest/ingest-tokens.service.ts';
@@ -115,6 +115,35 @@ export async function measurePartnerMirror(options: {
     WEBHOOKS_ALLOW_PRIVATE_NETWORKS: '1',
     RATE_LIMIT_PER_MINUTE: '',
   });
+  // Stopped however the case ends: a run that fails leaves no server behind.
+  try {
+    return await streamThrough(
+      server.url,
+      { store, key: key.key, endpointId: endpoint.id, secret, token, folder, databaseUrl },
+      options,
+    );
+  } finally {
+    await server.stop();
+    await store.close();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+/** The stream, the watch and its counts, against a running server (see measurePartnerMirror). */
+async function streamThrough(
+  serverUrl: string,
+  world: {
+    store: Store;
+    key: string;
+    endpointId: string;
+    secret: string;
+    token: string;
+    folder: string;
+    databaseUrl: string;
+  },
+  options: { changesPerSecond: number; seconds: number; log: (line: string) => void },
+): Promise<PartnerMirrorRow> {
+  const { store, secret, token, folder, databaseUrl } = world;
   const counted: number[] = [];
   let notModified = 0;
   let rateLimited = 0;
@@ -152,7 +181,7 @@ export async function measurePartnerMirror(options: {
   };
   const watcher = new SyncWatcher(
     {
-      sync: { baseUrl: server.url, apiKey: key.key, campaigns: [CAMPAIGN], limit: 200 },
+      sync: { baseUrl: serverUrl, apiKey: world.key, campaigns: [CAMPAIGN], limit: 200 },
       listen: { host: '127.0.0.1', port: 0 },
       secrets: [secret],
       // hadir-sync watch's defaults.
@@ -171,12 +200,12 @@ export async function measurePartnerMirror(options: {
   await store.db
     .updateTable('webhook_endpoints')
     .set({ url: url as string })
-    .where('id', '=', endpoint.id)
+    .where('id', '=', world.endpointId)
     .execute();
   const countedBefore = counted.length;
   const rowsBefore = rowsRead;
 
-  const ingest = new IngestClient({ baseUrl: server.url, token });
+  const ingest = new IngestClient({ baseUrl: serverUrl, token });
   const live = Array.from({ length: SEEDED }, (_, n) => `g${n}`);
   const versions = new Map<string, number>(live.map((id) => [id, 1]));
   let next = SEEDED;
@@ -277,9 +306,6 @@ export async function measurePartnerMirror(options: {
   for (const [id, at] of served) if (mirrored.get(id) !== at) differing += 1;
   for (const id of mirrored.keys()) if (!served.has(id)) differing += 1;
   await mirror.close();
-  await server.stop();
-  await store.close();
-  rmSync(folder, { recursive: true, force: true });
 
   const during = counted.slice(countedBefore);
   let countedPeakMinute = 0;
