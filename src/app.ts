@@ -187,6 +187,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     campaigns: reads.campaigns,
     keyUsage,
     rateLimit: { store: rateLimitStore, perKeyPerMinute: deps.config.rateLimitPerMinute },
+    speedups,
   });
   await app.register(portalApi(portal), { prefix: PORTAL_PREFIX });
   const packagesFolder = deps.packagesFolder ?? defaultPackagesFolder();

@@ -3,9 +3,15 @@ import { PassThrough, type Writable } from 'node:stream';
 import type ExcelJS from 'exceljs';
 import type { WholeCampaign } from '../campaigns/campaigns.service.ts';
 import type { ProjectedRespondent } from '../campaigns/pages/respondent-line.ts';
-import { jakartaDay } from '../keys/key-usage.ts';
 import { JAKARTA_OFFSET_MS } from '../time-units.ts';
 import type { GuestListFormat } from './guest-list.ts';
+
+/** What a guest list is written from: the campaign's title, its fields and its rows. */
+export interface GuestListSource {
+  campaign: Pick<WholeCampaign['campaign'], 'title'>;
+  fields: ReadonlyArray<Pick<WholeCampaign['fields'][number], 'key' | 'label'>>;
+  respondents(): AsyncGenerator<ProjectedRespondent>;
+}
 
 /** The fixed columns' headings, in the holder's language. */
 export interface GuestListHeadings {
@@ -36,16 +42,6 @@ const cellText = (value: string | string[] | undefined) =>
 /** An instant as Jakarta's wall clock: `2026-10-01 11:10`. */
 export function jakartaTime(ms: number): string {
   return new Date(ms + JAKARTA_OFFSET_MS).toISOString().slice(0, 16).replace('T', ' ');
-}
-
-/** The name a file is saved under: the campaign's slug and the day, in Jakarta. */
-export function guestListFileName(
-  campaign: WholeCampaign['campaign'],
-  now: number,
-  format: GuestListFormat,
-): string {
-  const safe = campaign.slug.replace(/[^A-Za-z0-9._-]+/g, '-') || campaign.id;
-  return `${safe}-${jakartaDay(now)}.${format}`;
 }
 
 /** The reader went away: the file is not written on for nobody. */
@@ -96,14 +92,14 @@ async function sheetDrained(sheet: ExcelJS.Worksheet): Promise<void> {
   }
 }
 
-function* headerRow(whole: WholeCampaign, headings: GuestListHeadings) {
+function* headerRow(whole: GuestListSource, headings: GuestListHeadings) {
   yield headings.id;
   yield headings.submittedAt;
   yield headings.attendance;
   for (const field of whole.fields) yield field.label;
 }
 
-function answersOf(whole: WholeCampaign, row: ProjectedRespondent): string[] {
+function answersOf(whole: GuestListSource, row: ProjectedRespondent): string[] {
   return whole.fields.map((field) => cellText(row.fields[field.key]));
 }
 
@@ -118,7 +114,7 @@ const csvCell = (text: string) => {
  * Resolves with the rows written.
  */
 export async function writeCsv(
-  whole: WholeCampaign,
+  whole: GuestListSource,
   headings: GuestListHeadings,
   out: Writable,
   written: (rows: number) => void = () => {},
@@ -167,7 +163,7 @@ function loadExcel(): Promise<{ default: typeof ExcelJS }> {
  * (`+62…`) keeps its look rather than gaining the CSV's apostrophe. Resolves with the rows written.
  */
 export async function writeXlsx(
-  whole: WholeCampaign,
+  whole: GuestListSource,
   headings: GuestListHeadings,
   out: Writable,
   written: (rows: number) => void = () => {},
@@ -216,4 +212,15 @@ export async function writeXlsx(
   await workbook.commit();
   await zipEnded;
   return rows;
+}
+
+/** The guest list in `format`, written to `out` from `whole`. Resolves with the rows written. */
+export function writeGuestList(
+  format: GuestListFormat,
+  whole: GuestListSource,
+  headings: GuestListHeadings,
+  out: Writable,
+  written: (rows: number) => void = () => {},
+): Promise<number> {
+  return (format === 'xlsx' ? writeXlsx : writeCsv)(whole, headings, out, written);
 }

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import { recordAudit } from '../audit/audit.repository.ts';
 import type { CampaignService, WholeCampaign } from '../campaigns/campaigns.service.ts';
 import type { Clock } from '../clock.ts';
@@ -6,9 +7,12 @@ import { ApiError } from '../errors.ts';
 import { keyBudget, RATE_WINDOW_MS } from '../http/rate-limit.ts';
 import type { RateLimitStore, WindowState } from '../http/rate-limit-stores.ts';
 import { keyStatus, lifetimeOf } from '../key-in-force.ts';
-import type { KeyUsage } from '../keys/key-usage.ts';
+import { jakartaDay, type KeyUsage } from '../keys/key-usage.ts';
 import { findKeyById } from '../keys/keys.repository.ts';
 import type { AuthenticatedKey } from '../keys/keys.service.ts';
+import type { Speedups } from '../speedups.ts';
+import { type GuestListHeadings, writeGuestList } from './guest-list-files.ts';
+import { writeOnThread } from './written-on-a-thread.ts';
 
 export type GuestListFormat = 'xlsx' | 'csv';
 
@@ -19,6 +23,8 @@ export interface GuestListDeps {
   keyUsage: KeyUsage;
   /** The data API's rate limit, whose budget a download spends like any request of the key. */
   rateLimit: { store: RateLimitStore; perKeyPerMinute: number };
+  /** Whether files are written on a thread of their own ('file-thread'). */
+  speedups: Speedups;
 }
 
 /** Who asks for a file, and from where (for the audit line). */
@@ -30,16 +36,34 @@ export interface GuestListRequest {
   format: GuestListFormat;
 }
 
+/** The name a file is saved under: the campaign's slug and the day, in Jakarta. */
+export function guestListFileName(
+  campaign: WholeCampaign['campaign'],
+  now: number,
+  format: GuestListFormat,
+): string {
+  const safe = campaign.slug.replace(/[^A-Za-z0-9._-]+/g, '-') || campaign.id;
+  return `${safe}-${jakartaDay(now)}.${format}`;
+}
+
 /** A campaign opened for one file: what the key reads of it, and how to end the download. */
 export interface OpenGuestList extends WholeCampaign {
+  /**
+   * Writes the file to `out` (left open for its owner); resolves with the rows written, which
+   * `written` hears as they grow.
+   */
+  write(
+    headings: GuestListHeadings,
+    out: Writable,
+    written: (rows: number) => void,
+  ): Promise<number>;
   /** Counts the download in the key's usage (one request, its rows) and audits it, without values. */
   finish(outcome: { rows: number; complete: boolean }): Promise<void>;
 }
 
 /**
- * Files one account may have written at once. A file reads and writes a whole campaign on the
- * serving thread; each one at once takes more of its time from every key's requests
- * (docs/performance.md, Guest-list downloads).
+ * Files one account may have written at once. Each file reads a whole campaign through the
+ * serving thread, and takes a core to write (docs/performance.md, Guest-list downloads).
  */
 export const FILES_AT_ONCE_PER_HOLDER = 1;
 
@@ -106,8 +130,12 @@ export function createGuestLists(deps: GuestListDeps) {
       }
       writing.set(request.accountId, busy + 1);
       let finished = false;
+      const write = deps.speedups.on('file-thread') ? writeOnThread : writeGuestList;
       return {
         ...whole,
+        write(headings, out, written) {
+          return write(request.format, whole, headings, out, written);
+        },
         async finish({ rows, complete }) {
           if (!finished) {
             finished = true;

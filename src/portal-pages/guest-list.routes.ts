@@ -5,9 +5,9 @@ import {
   FILES_AT_ONCE_PER_HOLDER,
   type GuestListFormat,
   type GuestLists,
+  guestListFileName,
   HolderBusy,
 } from '../guest-list/guest-list.ts';
-import { guestListFileName, writeCsv, writeXlsx } from '../guest-list/guest-list-files.ts';
 import { clientOf } from '../portal/portal.routes.ts';
 import type { PageKit } from './page-kit.ts';
 import { notFoundPage, problemPage } from './pages/account.ts';
@@ -60,7 +60,6 @@ export function registerGuestListRoutes(
         .code(200)
         .type(CONTENT_TYPES[format])
         .header('content-disposition', `attachment; filename="${name}"`);
-      const write = format === 'xlsx' ? writeXlsx : writeCsv;
       let rows = 0;
       const counted = (written: number) => {
         rows = written;
@@ -73,7 +72,7 @@ export function registerGuestListRoutes(
           .catch((error: unknown) =>
             request.log.error({ err: error }, 'guest list download not counted'),
           );
-      void write(list, t.keys.guestListHeadings, body, counted).then(
+      void list.write(t.keys.guestListHeadings, body, counted).then(
         async () => {
           await finish(true);
           body.end();

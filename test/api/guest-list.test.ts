@@ -295,6 +295,7 @@ describe('guest-list files per holder', () => {
         campaigns: reads.campaigns,
         keyUsage,
         rateLimit: { store: new LocalWindowStore(t.clock), perKeyPerMinute: 120 },
+        speedups: Speedups.ALL_ON,
       });
       const open = () =>
         lists.open({

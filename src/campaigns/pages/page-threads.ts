@@ -1,6 +1,7 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Store } from '../../db/store.ts';
 import type { CachedResponse } from '../../http/response-cache.ts';
+import { startThread } from '../../threads.ts';
 import type { Page, PageRequest } from './page-body.ts';
 import { readPageText } from './page-rows.repository.ts';
 import type { PageJob, PageThreadData } from './page-thread.ts';
@@ -30,20 +31,6 @@ interface ThreadReply {
  */
 const THREAD_HEAP_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 96 };
 
-/**
- * Starts the thread's entry module. Run from the TypeScript sources (the CLI, the tests), the
- * thread registers tsx's loader before importing it, as the main thread had it from the command.
- */
-function startThread(workerData: PageThreadData): Worker {
-  const source = import.meta.url.endsWith('.ts');
-  const entry = new URL(`./page-thread.${source ? 'ts' : 'js'}`, import.meta.url);
-  const options = { workerData, resourceLimits: THREAD_HEAP_LIMITS };
-  if (!source) return new Worker(entry, options);
-  const tsx = import.meta.resolve('tsx/esm/api');
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); });`;
-  return new Worker(bootstrap, { ...options, eval: true });
-}
-
 /** One thread and the pages it has not answered yet. */
 class PageThread {
   readonly pending = new Map<number, Pending>();
@@ -54,7 +41,10 @@ class PageThread {
     onStart: ((worker: Worker) => void) | undefined,
     onExit: (thread: PageThread) => void,
   ) {
-    this.worker = startThread(workerData);
+    this.worker = startThread(import.meta.url, 'page-thread', {
+      workerData,
+      resourceLimits: THREAD_HEAP_LIMITS,
+    });
     // Open requests keep the process alive through their sockets; an idle thread must not.
     this.worker.unref();
     this.worker.on('message', (reply: ThreadReply) => this.#settle(reply));
