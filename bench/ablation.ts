@@ -16,7 +16,6 @@ export interface Device {
 }
 
 export const DEVICES: Device[] = [
-  { name: 'page threads', off: { PAGE_THREADS: '0' }, cases: ['page 1', 'since page'] },
   {
     name: 'quote-jumping cutter',
     off: { SPEEDUPS_OFF: 'quote-jumping-cutter' },

@@ -21,8 +21,9 @@ const PARTS = [
     (url, fn) => !url && /^(writev|writeBuffer|writeUtf8String|writeLatin1String)$/.test(fn),
   ],
   [
-    'hand-off to page threads',
-    (url, fn) => /node:internal\/worker|page-threads/.test(url) || (!url && fn === 'postMessage'),
+    'hand-off to threads',
+    (url, fn) =>
+      /node:internal\/worker|written-on-a-thread/.test(url) || (!url && fn === 'postMessage'),
   ],
   [
     'database driver',
@@ -45,7 +46,7 @@ const PARTS = [
   ],
   [
     'writing the page',
-    (url) => /page-body|respondent-line|byte-writer|page-thread\.|instant\.|page-cursor/.test(url),
+    (url) => /page-body|respondent-line|byte-writer|instant\.|page-cursor/.test(url),
   ],
   ['ETag and cursor hashing', (url) => /node:internal\/crypto/.test(url)],
   ['key check', (url) => /key-auth|turn-gate|single-flight/.test(url)],

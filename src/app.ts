@@ -9,7 +9,6 @@ import type { Clock } from './clock.ts';
 import { type Config, DEFAULT_RESPONSE_CACHE_MB } from './config.ts';
 import { dataApi, dataReadsOf, rateLimitStoreOf } from './data-api/data-api.ts';
 import { ReplicaChoice, walReadings } from './data-api/replica-choice.ts';
-import { routedReads } from './data-api/routed-reads.ts';
 import { RedisSeenPositions } from './data-api/seen-positions.ts';
 import type { Store } from './db/connect.ts';
 import { StoreOutage } from './db/store-outage.ts';
@@ -50,7 +49,6 @@ export interface AppDeps {
         | 'trustProxy'
         | 'responseCacheBytes'
         | 'maxEventLoopDelayMs'
-        | 'pageThreads'
         | 'maxConnections'
         | 'keepAliveTimeoutMs'
         | 'speedups'
@@ -148,7 +146,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       speedups,
       metrics,
       responseCacheBytes: Math.floor(cacheBytes * share),
-      config: deps.config,
     });
   // With a replica, each read goes to it or to the primary, as ReplicaChoice says.
   const replicaChoice = deps.readStore
@@ -163,10 +160,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await replicaChoice.start();
     app.addHook('onClose', () => replicaChoice.close());
   }
-  const reads = deps.readStore
-    ? routedReads(readsOf(deps.store, 0.5), readsOf(deps.readStore, 0.5))
-    : readsOf(deps.store, 1);
-  metrics.watchPageThreads(() => reads.threadsRunning);
+  const share = deps.readStore ? 0.5 : 1;
+  const reads = readsOf(deps.store, share);
+  const replicaReads = deps.readStore ? readsOf(deps.readStore, share) : undefined;
   const rateLimitStore = rateLimitStoreOf(deps.clock, deps.redis, deps.rateLimitStore);
   await app.register(
     dataApi({
@@ -174,6 +170,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       replicaChoice,
       cursorKey: deps.secrets.cursorKey,
       reads,
+      replicaReads,
       rateLimitStore,
       speedups,
       metrics,

@@ -66,8 +66,6 @@ export interface Config {
   readonly workers: number;
   /** Event-loop delay (ms) past which data requests are shed with 503 and Retry-After. */
   readonly maxEventLoopDelayMs: number;
-  /** Threads that serialise respondent pages (see page-readers.ts); 0 does it on the main thread. */
-  readonly pageThreads: number;
   /** Client connections at once per process; past it new ones are refused (see connections.ts). */
   readonly maxConnections: number;
   /** How long an idle keep-alive connection is kept for its next request. */
@@ -105,14 +103,6 @@ export function retentionOf(config: Config) {
 
 /** Memory for serialised pages and summaries, per process, unless RESPONSE_CACHE_MB says. */
 export const DEFAULT_RESPONSE_CACHE_MB = 64;
-
-/**
- * Page threads unless PAGE_THREADS says: none. They were to keep the main thread free for HTTP
- * while a page is serialised, but the ablation of 2026-11-27 measured pages 8 to 15 % faster
- * without them, in 20 to 25 % less memory, and a guest-list download's peak past the serving
- * process's memory goal with them (docs/performance.md). PAGE_THREADS=N still starts N.
- */
-export const DEFAULT_PAGE_THREADS = 0;
 
 /** Event-loop delay past which data requests are shed with 503 rather than queued. */
 export const DEFAULT_MAX_EVENT_LOOP_DELAY_MS = 1000;
@@ -198,7 +188,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       10,
       60_000,
     ),
-    pageThreads: readPageThreads(env),
     maxConnections: readInteger(
       env,
       'MAX_CONNECTIONS',
@@ -214,15 +203,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       readInteger(env, 'KEEP_ALIVE_TIMEOUT_SECONDS', DEFAULT_TIMEOUTS.keepAliveMs / 1000, 1, 3600) *
       1000,
   });
-}
-
-/** PAGE_THREADS, or SQLITE_READER_THREADS, its name from when only SQLite had page threads. */
-function readPageThreads(env: NodeJS.ProcessEnv): number {
-  const name =
-    env.PAGE_THREADS === undefined && env.SQLITE_READER_THREADS !== undefined
-      ? 'SQLITE_READER_THREADS'
-      : 'PAGE_THREADS';
-  return readInteger(env, name, DEFAULT_PAGE_THREADS, 0, 16);
 }
 
 /** A switch: 1 or true turns it on, 0, false or unset off; anything else is refused. */

@@ -2,8 +2,7 @@
  * The mechanisms that make the data API fast beyond a plain keyset read and a serialiser (and
  * keep it fast while guest-list files are written: 'file-thread'), each
  * of which can be switched off (SPEEDUPS_OFF) so that the benchmark measures what it earns (see
- * docs/performance.md). Page threads and the response cache have settings of their own
- * (PAGE_THREADS=0, RESPONSE_CACHE_MB=0).
+ * docs/performance.md). The response cache has a setting of its own (RESPONSE_CACHE_MB=0).
  */
 export const SPEEDUPS = [
   'quote-jumping-cutter',

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { campaignOf, pageQueryOf, recordServed } from '../data-api/data-request.ts';
 import { sendTagged } from '../http/conditional.ts';
 import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
+import type { Paging } from '../paging/page-query.ts';
 import {
   CampaignParams,
   CampaignsResponse,
@@ -10,26 +12,16 @@ import {
   RespondentsResponse,
   SummaryResponse,
 } from './campaigns.schemas.ts';
-import type { CampaignService, DataCaller, ReadAhead } from './campaigns.service.ts';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The campaign read a route's answer needs, started while its key is checked. */
-    readAhead?: ReadAhead['kind'];
-  }
-  interface FastifyRequest {
-    /**
-     * Who a data request reads for, set by the data API's door once its key is checked, before
-     * its parameters are validated: a data handler runs only once it is set. Nothing else reads it.
-     */
-    caller: DataCaller;
-  }
-}
+import type { Position } from './pages/respondent-line.ts';
 
 const DATA = { tags: ['Data'], security: [{ apiKey: [] }] };
 
-/** The three data endpoints of spec, Endpoints, and the field definitions. All GET; none changes anything. */
-export function campaignRoutes(service: CampaignService): FastifyPluginAsyncTypebox {
+/**
+ * The three data endpoints of spec, Endpoints, and the field definitions. All GET; none changes
+ * anything. Each reads from the request's reads (the primary's or the replica's, as the door
+ * chose) the campaign the door resolved; `paging` reads a respondents page's query.
+ */
+export function campaignRoutes(respondentsPaging: Paging<Position>): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/campaigns',
@@ -48,8 +40,8 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
         },
       },
       async (request, reply) => {
-        const response = await service.listCampaigns(request.caller);
-        request.accessRecord = { rows: response.rows };
+        const response = await request.reads.campaigns.listCampaigns(request.key);
+        request.accessRecord = { ...request.accessRecord, rows: response.rows };
         return sendTagged(request, reply, response);
       },
     );
@@ -57,7 +49,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
     app.get(
       '/campaigns/:id/summary',
       {
-        config: { readAhead: 'summary' },
+        config: { campaign: { need: 'counts' } },
         schema: {
           ...DATA,
           operationId: 'getCampaignSummary',
@@ -74,9 +66,8 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
         },
       },
       async (request, reply) => {
-        request.accessRecord = { campaignId: request.params.id };
-        const response = await service.summary(request.caller, request.params.id);
-        request.accessRecord.fieldKeys = [...response.fieldKeys];
+        const response = await request.reads.campaigns.summary(campaignOf(request, 'counts'));
+        recordServed(request, response, { rows: false });
         return sendTagged(request, reply, response);
       },
     );
@@ -84,6 +75,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
     app.get(
       '/campaigns/:id/fields',
       {
+        config: { campaign: { need: 'record' } },
         schema: {
           ...DATA,
           operationId: 'listCampaignFields',
@@ -100,9 +92,8 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
         },
       },
       async (request, reply) => {
-        request.accessRecord = { campaignId: request.params.id };
-        const response = await service.fields(request.caller, request.params.id);
-        request.accessRecord.fieldKeys = [...response.fieldKeys];
+        const response = await request.reads.campaigns.fields(campaignOf(request, 'record'));
+        recordServed(request, response, { rows: false });
         return sendTagged(request, reply, response);
       },
     );
@@ -110,7 +101,7 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
     app.get(
       '/campaigns/:id/respondents',
       {
-        config: { readAhead: 'respondents' },
+        config: { campaign: { need: 'record', paging: respondentsPaging } },
         schema: {
           ...DATA,
           operationId: 'listRespondents',
@@ -133,14 +124,11 @@ export function campaignRoutes(service: CampaignService): FastifyPluginAsyncType
         },
       },
       async (request, reply) => {
-        request.accessRecord = { campaignId: request.params.id };
-        const response = await service.respondents(
-          request.caller,
-          request.params.id,
-          request.query,
+        const response = await request.reads.campaigns.respondents(
+          campaignOf(request, 'record'),
+          pageQueryOf(request, respondentsPaging),
         );
-        request.accessRecord.fieldKeys = [...response.fieldKeys];
-        request.accessRecord.rows = response.rows;
+        recordServed(request, response, { rows: true });
         return sendTagged(request, reply, response);
       },
     );

@@ -7,7 +7,7 @@ import {
 } from '../http/response-cache.ts';
 import { toIso } from '../instant.ts';
 import type { AuthenticatedKey } from '../keys/keys.service.ts';
-import { type PageQueryInput, readPageQuery } from '../paging/page-query.ts';
+import type { PageQuery, Paging } from '../paging/page-query.ts';
 import { isRecordId } from '../record-ids.ts';
 import { SameWave, SingleFlight } from '../single-flight.ts';
 import type { Speedups } from '../speedups.ts';
@@ -35,27 +35,18 @@ import type { RespondentPages } from './pages/respondent-pages.ts';
 import { ScopeProjections } from './scope-projections.ts';
 
 /**
- * Who a data read is for: the request's key, the campaign read already started for it, and
- * whether its client still waits. Each answer is the serialised body with its ETag, and what the
- * access log records: the field keys present in at least one returned row, and the row count.
+ * What a data route needs of its campaign: its row (`record`), or its row with the breakdown
+ * counts of its choice fields (`counts`, a summary's), read in one query.
  */
-export interface DataCaller {
-  key: AuthenticatedKey;
-  /** The campaign read started while the key was checked (read-ahead), if any. */
-  ahead?: ReadAhead | undefined;
-  /** Throws once the client has gone, so the answer is not read for nobody. */
-  stillWaiting(): void;
-  /** The door sent this read to the replica (DATABASE_READ_URL; see replica-choice.ts). */
-  fromReplica?: boolean;
-}
+export type CampaignNeed = 'record' | 'counts';
 
 /**
  * A campaign's read, started while its request's key is still being checked, so the two round
  * trips overlap (the speed device "read-ahead"). Its result is used only once the key is valid.
  */
 export type ReadAhead =
-  | { kind: 'summary'; read: Promise<CampaignCounts | undefined> }
-  | { kind: 'respondents'; read: Promise<CampaignRecord | undefined> };
+  | { need: 'counts'; read: Promise<CampaignCounts | undefined> }
+  | { need: 'record'; read: Promise<CampaignRecord | undefined> };
 
 /** A campaign the key may read, with its compiled allow-list. */
 export interface CampaignAccess {
@@ -63,26 +54,48 @@ export interface CampaignAccess {
   projection: Projection;
 }
 
+/** A campaign the key may read, with the counts its summary is made of. */
+export interface CampaignWithCounts extends CampaignAccess {
+  counts: readonly BreakdownRow[];
+}
+
+/** What `resolve` gives for each need. */
+export interface Resolved {
+  record: CampaignAccess;
+  counts: CampaignWithCounts;
+}
+
+/**
+ * The data answers about campaigns. Each answer is the serialised body with its ETag, and what
+ * the access log records: the field keys present in at least one returned row, and the row count.
+ * A campaign's answers take it resolved (see `resolve`), once per request, by the data API's door.
+ */
 export interface CampaignService {
-  listCampaigns(caller: DataCaller): Promise<CachedResponse>;
-  /** Spec, Errors rule 1: the campaign and allow-list, or 404 (no such campaign) or 403. */
-  access(key: AuthenticatedKey, campaignId: string): Promise<CampaignAccess>;
-  /** The allow-listed fields' definitions, in form order (fields outside it stay unnamed). */
-  fields(caller: DataCaller, campaignId: string): Promise<CachedResponse>;
-  /** Starts the read a summary or a page of `campaignId` will need. */
-  readAhead(kind: ReadAhead['kind'], campaignId: string): ReadAhead;
-  summary(caller: DataCaller, campaignId: string): Promise<CachedResponse>;
-  respondents(
-    caller: DataCaller,
+  /**
+   * Spec, Errors rule 1: the campaign `key` asks for, with its allow-list, or 404 (no such
+   * campaign) or 403 (outside the key's scope); from `ahead` when its read was started already.
+   */
+  resolve<N extends CampaignNeed>(
+    key: AuthenticatedKey,
     campaignId: string,
-    query: PageQueryInput,
-  ): Promise<CachedResponse>;
+    need: N,
+    ahead?: ReadAhead,
+  ): Promise<Resolved[N]>;
+  /** Starts the read `need` of `campaignId` will take. */
+  readAhead(need: CampaignNeed, campaignId: string): ReadAhead;
+  /** How a respondents page's query is read (see readPageQuery). */
+  readonly paging: Paging<Position>;
+  listCampaigns(key: AuthenticatedKey): Promise<CachedResponse>;
+  /** The allow-listed fields' definitions, in form order (fields outside it stay unnamed). */
+  fields(access: CampaignAccess): Promise<CachedResponse>;
+  summary(access: CampaignWithCounts): Promise<CachedResponse>;
+  respondents(access: CampaignAccess, query: PageQuery<Position>): Promise<CachedResponse>;
   /**
    * A whole campaign as the key may read it, for a file: its questions the key may read, in form
    * order, and every respondent in spec order, read a batch at a time (by keyset, so memory stays
-   * flat whatever the campaign's size). The same access rule as every read.
+   * flat whatever the campaign's size).
    */
-  everyRespondent(key: AuthenticatedKey, campaignId: string): Promise<WholeCampaign>;
+  everyRespondent(access: CampaignAccess): Promise<WholeCampaign>;
 }
 
 export interface WholeCampaign {
@@ -201,21 +214,62 @@ export function createCampaignService(
         )
       : Promise.resolve(undefined);
 
+  async function resolveCounts(
+    key: AuthenticatedKey,
+    campaignId: string,
+    ahead: ReadAhead | undefined,
+  ): Promise<CampaignWithCounts> {
+    const read = ahead?.need === 'counts' ? ahead.read : readCounts(campaignId);
+    const found = await access(
+      key,
+      campaignId,
+      read.then((withCounts) => withCounts?.campaign),
+    );
+    // Present: access found the campaign in this very read.
+    const { counts } = (await read) ?? { counts: [] };
+    return { ...found, counts };
+  }
+
+  function resolveRecord(
+    key: AuthenticatedKey,
+    campaignId: string,
+    ahead: ReadAhead | undefined,
+  ): Promise<CampaignAccess> {
+    return access(
+      key,
+      campaignId,
+      ahead?.need === 'record' ? ahead.read : readCampaign(campaignId),
+    );
+  }
+
   return {
-    readAhead(kind, campaignId) {
+    resolve<N extends CampaignNeed>(
+      key: AuthenticatedKey,
+      campaignId: string,
+      need: N,
+      ahead?: ReadAhead,
+    ): Promise<Resolved[N]> {
+      return (
+        need === 'counts'
+          ? resolveCounts(key, campaignId, ahead)
+          : resolveRecord(key, campaignId, ahead)
+      ) as Promise<Resolved[N]>;
+    },
+
+    readAhead(need, campaignId) {
       const ahead: ReadAhead =
-        kind === 'summary'
-          ? { kind, read: readCounts(campaignId) }
-          : { kind, read: readCampaign(campaignId) };
+        need === 'counts'
+          ? { need, read: readCounts(campaignId) }
+          : { need, read: readCampaign(campaignId) };
       // A request whose key fails never collects its read: its failure is nobody's to report.
       ahead.read.catch(() => {});
       return ahead;
     },
 
-    access: (key, campaignId) => access(key, campaignId, readCampaign(campaignId)),
+    paging: pages.paging,
 
-    async everyRespondent(key, campaignId) {
-      const { campaign, projection } = await access(key, campaignId, readCampaign(campaignId));
+    async everyRespondent({ campaign, projection }) {
+      const campaignId = campaign.id;
       const fields = await findFieldDefinitions(store, campaignId, projection.fieldKeys);
       const served = projection.fieldKeys.map(() => false);
       async function* respondents() {
@@ -235,8 +289,8 @@ export function createCampaignService(
       return { campaign, fields, respondents };
     },
 
-    async fields({ key }, campaignId) {
-      const { campaign, projection } = await access(key, campaignId, readCampaign(campaignId));
+    async fields({ campaign, projection }) {
+      const campaignId = campaign.id;
       const cacheKey = `fields\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}`;
       return cache.get(cacheKey, async () => {
         const data = await findFieldDefinitions(store, campaignId, projection.fieldKeys);
@@ -244,7 +298,7 @@ export function createCampaignService(
       });
     },
 
-    async listCampaigns({ key }) {
+    async listCampaigns(key) {
       const records = await scopeReads.run(key.id, () => findCampaignsInScope(store, key.id));
       // Shared or remembered rows come back as the same array, so their bytes are serialised once.
       let response = campaignLists.get(records);
@@ -258,28 +312,16 @@ export function createCampaignService(
       return response;
     },
 
-    async summary({ key, ahead, stillWaiting }, campaignId) {
-      const read = ahead?.kind === 'summary' ? ahead.read : readCounts(campaignId);
-      const { campaign, projection } = await access(
-        key,
-        campaignId,
-        read.then((found) => found?.campaign),
-      );
-      // Present: access found the campaign in this very read.
-      const { counts } = (await read) ?? { counts: [] };
-      stillWaiting();
-      const cacheKey = `summary\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}`;
+    async summary({ campaign, projection, counts }) {
+      const cacheKey = `summary\u0000${campaign.id}\u0000${campaign.version}\u0000${projection.identity}`;
       return cache.get(cacheKey, async () => {
         const summary = buildSummary(campaign, projection, counts);
         return toCachedResponse(summary, { fieldKeys: Object.keys(summary.breakdowns), rows: 0 });
       });
     },
 
-    async respondents({ key, ahead, stillWaiting }, campaignId, query) {
-      const resolved = readPageQuery(campaignId, query, pages.paging);
-      const read = ahead?.kind === 'respondents' ? ahead.read : readCampaign(campaignId);
-      const { campaign, projection } = await access(key, campaignId, read);
-      stillWaiting();
+    async respondents({ campaign, projection }, resolved) {
+      const campaignId = campaign.id;
       const { after } = resolved;
       const place = after
         ? `cursor:${after.submittedAt}\u0000${after.id}\u0000${resolved.page}`

@@ -1,16 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CampaignParams } from '../campaigns/campaigns.schemas.ts';
+import { campaignOf, pageQueryOf, recordServed } from '../data-api/data-request.ts';
 import { sendTagged } from '../http/conditional.ts';
 import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
 import { ChangesQuerySchema, ChangesResponse } from './changes.schemas.ts';
 import type { ChangesFeed } from './changes.service.ts';
 
-/** An addition within v1: a campaign's upserts and removals in one feed. GET, changes nothing. */
-export function changesRoutes(feed: ChangesFeed): FastifyPluginAsyncTypebox {
+/**
+ * An addition within v1: a campaign's upserts and removals in one feed. GET, changes nothing.
+ * `paging` reads its query; the feed is the request's reads'.
+ */
+export function changesRoutes(paging: ChangesFeed['paging']): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/campaigns/:id/changes',
       {
+        config: { campaign: { need: 'record', paging } },
         schema: {
           tags: ['Data'],
           security: [{ apiKey: [] }],
@@ -32,10 +37,11 @@ export function changesRoutes(feed: ChangesFeed): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        request.accessRecord = { campaignId: request.params.id };
-        const response = await feed.page(request.caller, request.params.id, request.query);
-        request.accessRecord.fieldKeys = [...response.fieldKeys];
-        request.accessRecord.rows = response.rows;
+        const response = await request.reads.changes.page(
+          campaignOf(request, 'record'),
+          pageQueryOf(request, paging),
+        );
+        recordServed(request, response, { rows: true });
         return sendTagged(request, reply, response);
       },
     );

@@ -1,17 +1,11 @@
 import { createHash } from 'node:crypto';
-import type { CampaignService, DataCaller } from '../campaigns/campaigns.service.ts';
+import type { CampaignAccess } from '../campaigns/campaigns.service.ts';
 import type { Store } from '../db/store.ts';
 import { ApiError } from '../errors.ts';
 import type { CachedResponse } from '../http/response-cache.ts';
 import { toIso } from '../instant.ts';
 import { CursorCodec, type PositionFormat } from '../paging/page-cursor.ts';
-import {
-  nextCursorAfter,
-  type PageQueryInput,
-  type Paging,
-  pageMeta,
-  readPageQuery,
-} from '../paging/page-query.ts';
+import { nextCursorAfter, type PageQuery, type Paging, pageMeta } from '../paging/page-query.ts';
 import { readHorizon } from '../removals/removals.repository.ts';
 import {
   type ChangePosition,
@@ -36,25 +30,22 @@ const CHANGE_POSITIONS: PositionFormat<ChangePosition> = {
  * The ETag names the changes listed, not `until`: with nothing new since a client's `since`, its
  * conditional request is answered 304 (uncounted) however much other campaigns changed meanwhile.
  */
-export function createChangesFeed(
-  store: Store,
-  options: { campaigns: CampaignService; cursorKey: Buffer },
-) {
-  const { campaigns } = options;
+export function createChangesFeed(store: Store, options: { cursorKey: Buffer }) {
   const paging: Paging<ChangePosition> = {
     cursors: new CursorCodec(options.cursorKey, CHANGE_POSITIONS),
     defaultLimit: DEFAULT_CHANGES_LIMIT,
   };
 
   return {
+    /** How a changes page's query is read (see readPageQuery). */
+    paging,
+
+    /** A page of the campaign's changes, for a key that may read the campaign. */
     async page(
-      caller: DataCaller,
-      campaignId: string,
-      input: PageQueryInput,
+      { campaign, projection }: CampaignAccess,
+      query: PageQuery<ChangePosition>,
     ): Promise<CachedResponse> {
-      const query = readPageQuery(campaignId, input, paging);
-      const { projection } = await campaigns.access(caller.key, campaignId);
-      caller.stillWaiting();
+      const campaignId = campaign.id;
       const start: ChangesStart = query.after
         ? { kind: 'after', position: query.after }
         : { kind: 'offset', rows: (query.page - 1) * query.limit };

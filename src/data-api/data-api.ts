@@ -1,10 +1,9 @@
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import type { Redis } from 'ioredis';
 import { campaignRoutes } from '../campaigns/campaigns.routes.ts';
-import type { DataCaller, ReadAhead } from '../campaigns/campaigns.service.ts';
 import { changesRoutes } from '../changes/changes.routes.ts';
 import type { Clock } from '../clock.ts';
-import { type Config, DEFAULT_MAX_EVENT_LOOP_DELAY_MS, DEFAULT_PAGE_THREADS } from '../config.ts';
+import { type Config, DEFAULT_MAX_EVENT_LOOP_DELAY_MS } from '../config.ts';
 import type { Store } from '../db/store.ts';
 import { accessLog } from '../http/access-log.ts';
 import { authenticateKey, requireKey } from '../http/key-auth.ts';
@@ -19,17 +18,12 @@ import {
 import { strictQuery } from '../http/strict-query.ts';
 import { createTurnGate } from '../http/turn-gate.ts';
 import type { KeyUsage } from '../keys/key-usage.ts';
+import type { AuthenticatedKey } from '../keys/keys.service.ts';
 import { removalsRoutes } from '../removals/removals.routes.ts';
 import type { Speedups } from '../speedups.ts';
 import { createDataReads, type DataReads } from './data-reads.ts';
+import { resolveCampaign } from './data-request.ts';
 import type { ReplicaChoice } from './replica-choice.ts';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The campaign read its route declared, started while the key is checked (the door's). */
-    readAhead: ReadAhead | undefined;
-  }
-}
 
 /** What the data API is built on (see AppDeps, where each is described). */
 export interface DataApiDeps {
@@ -40,6 +34,8 @@ export interface DataApiDeps {
     Partial<Pick<Config, 'maxEventLoopDelayMs'>>;
   /** Every read a data request makes (see createDataReads), shared with the guest-list files. */
   reads: DataReads;
+  /** The same reads from the replica (DATABASE_READ_URL), for the keys `replicaChoice` sends. */
+  replicaReads?: DataReads | undefined;
   speedups: Speedups;
   metrics: Metrics;
   keyUsage: KeyUsage;
@@ -71,13 +67,11 @@ export function dataReadsOf(
     readStore: Store;
     /** The response cache's budget for these reads. */
     responseCacheBytes: number;
-    config: Partial<Pick<Config, 'pageThreads'>>;
   },
 ): DataReads {
   const { metrics } = deps;
   return createDataReads(deps.readStore, {
     cursorKey: deps.cursorKey,
-    pageThreads: deps.config.pageThreads ?? DEFAULT_PAGE_THREADS,
     responseCacheBytes: deps.responseCacheBytes,
     speedups: deps.speedups,
     onCacheLookup: (hit) => metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
@@ -88,16 +82,15 @@ export function dataReadsOf(
  * The data API of spec, Endpoints, and its one door: every request is checked, in this order,
  * for overload, its key (requests of one turn together, see turn-gate.ts) while the campaign read
  * its route declares starts, its rate limit, then its key once more for a 401 before its
- * parameters; it is then answered by the campaign, removals and changes routes, for a caller (key,
- * read-ahead, client still waiting) the door hands them, and written to the access log.
+ * parameters, which choses the store it reads (primary or replica); then its parameters (400);
+ * then, on a route about one campaign, its paging query (400) and its campaign (403, 404). It is
+ * answered by the campaign, removals and changes routes from what the door resolved, and written
+ * to the access log.
  */
 export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
   return async (data) => {
     const { speedups, metrics, keyUsage, clock, reads, replicaChoice } = deps;
-    // A server starts its threads as it begins listening; built for inject alone (the tests), an
-    // app starts them on first use.
-    data.addHook('onListen', async () => reads.start());
-    data.addHook('onClose', () => reads.close());
+    const replicaReads = replicaChoice ? deps.replicaReads : undefined;
 
     await registerOverloadGuard(data, {
       maxEventLoopDelayMs: deps.config.maxEventLoopDelayMs ?? DEFAULT_MAX_EVENT_LOOP_DELAY_MS,
@@ -112,10 +105,10 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
       // and campaign, and their answers go out back to back. Each read still starts after its
       // request arrived.
       if (speedups.on('turn-batching')) await turnGate();
-      // A route declares the campaign read its answer needs (see campaignRoutes).
-      const kind = request.routeOptions.config.readAhead;
+      // A route declares the campaign read its answer needs (see CampaignRoute).
+      const route = request.routeOptions.config.campaign;
       const id = (request.params as { id?: unknown } | undefined)?.id;
-      if (kind && typeof id === 'string') request.readAhead = reads.readAhead(kind, id);
+      if (route && typeof id === 'string') request.readAhead = reads.readAhead(route.need, id);
       await authenticate(request);
     });
     let lastStoreWarning = Number.NEGATIVE_INFINITY;
@@ -136,31 +129,39 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
       },
     });
     // The key is asked for once, before the parameters: a caller without one learns that first.
+    // The store it reads is chosen once, here, for the whole request.
     data.addHook('preValidation', async (request) => {
       const key = requireKey(request);
-      request.caller = {
-        key,
-        ahead: request.readAhead,
-        stillWaiting: () => ensureClientWaiting(request),
-        fromReplica: replicaChoice ? await replicaChoice.replicaServes(key) : false,
-      };
+      request.key = key;
+      if (replicaChoice && replicaReads && (await replicaChoice.replicaServes(key))) {
+        request.reads = replicaReads;
+        request.accessRecord = { fromReplica: true };
+      } else {
+        request.reads = reads;
+      }
     });
     // What the primary answered a key, the replica will not answer it older: the primary's
     // position is noted before the answer leaves (see ReplicaChoice).
     if (replicaChoice) {
       data.addHook('onSend', async (request, reply, payload) => {
-        const caller = request.caller;
-        if (
-          caller &&
-          !caller.fromReplica &&
-          (reply.statusCode === 200 || reply.statusCode === 304)
-        ) {
-          await replicaChoice.primaryAnswered(caller.key);
+        if (request.reads === reads && (reply.statusCode === 200 || reply.statusCode === 304)) {
+          await replicaChoice.primaryAnswered(request.key);
         }
         return payload;
       });
     }
     data.addHook('preValidation', strictQuery);
+    // Once the parameters are valid (a 400 comes before a 403 or 404): the route's campaign,
+    // resolved once for its handler, from the store chosen above; a read started ahead is used
+    // when it went to that store.
+    data.addHook('preHandler', async (request) => {
+      const route = request.routeOptions.config.campaign;
+      if (!route) return;
+      const ahead = request.reads === reads ? request.readAhead : undefined;
+      await resolveCampaign(request, route, ahead);
+      // The answer is not read for a client that has gone.
+      ensureClientWaiting(request);
+    });
     const access = accessLog(deps.accessLogger ?? deps.logger);
     // One hook for both: the access line, and the key's use for its holder's usage chart.
     data.addHook('onResponse', async (request, reply) => {
@@ -174,12 +175,15 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
     });
     data.decorateRequest('clientGone', false);
     // Declared up front, so that every request object keeps one shape (V8's fast property
-    // access); the caller is set by the key check above before any handler runs.
+    // access); the key and reads are set by the key check above before any handler runs.
     data.decorateRequest('readAhead', undefined);
-    data.decorateRequest('caller', null as unknown as DataCaller);
+    data.decorateRequest('key', null as unknown as AuthenticatedKey);
+    data.decorateRequest('reads', null as unknown as DataReads);
+    data.decorateRequest('campaign', undefined);
+    data.decorateRequest('pageQuery', undefined);
     data.addHook('onRequestAbort', access.onRequestAbort);
-    await data.register(campaignRoutes(reads.campaigns));
-    await data.register(removalsRoutes(reads.removals));
-    await data.register(changesRoutes(reads.changes));
+    await data.register(campaignRoutes(reads.campaigns.paging));
+    await data.register(removalsRoutes(reads.removals.paging));
+    await data.register(changesRoutes(reads.changes.paging));
   };
 }

@@ -1,4 +1,5 @@
 import {
+  type CampaignNeed,
   type CampaignService,
   createCampaignService,
   type ReadAhead,
@@ -14,8 +15,6 @@ import type { Speedups } from '../speedups.ts';
 export interface DataReadSettings {
   /** The key cursors are signed with. */
   cursorKey: Buffer;
-  /** Threads that write respondent pages; 0 writes them in the serving thread. */
-  pageThreads: number;
   /** The response cache's bound; 0 keeps nothing. */
   responseCacheBytes: number;
   speedups: Speedups;
@@ -24,8 +23,8 @@ export interface DataReadSettings {
 
 /**
  * Every read a data request makes, built once from one speed setting: the campaign answers, the
- * removals feed and the changes feed, over one response cache, one set of shared reads and remembered page ends,
- * and the page threads. The data API's door (data-api.ts) is its one user.
+ * removals feed and the changes feed, over one response cache and one set of shared reads and
+ * remembered page ends. The data API's door (data-api.ts) is its one user.
  */
 export interface DataReads {
   campaigns: CampaignService;
@@ -35,38 +34,25 @@ export interface DataReads {
    * Starts the campaign read a route declared it needs, while the request's key is checked; none
    * where read-ahead is off, or on SQLite, whose reads are synchronous: no round trip to overlap.
    */
-  readAhead(kind: ReadAhead['kind'], campaignId: string): ReadAhead | undefined;
-  /** Starts the page threads now rather than at the first page (a listening server). */
-  start(): void;
-  readonly threadsRunning: number;
-  close(): Promise<void>;
+  readAhead(need: CampaignNeed, campaignId: string): ReadAhead | undefined;
 }
 
 export function createDataReads(store: Store, settings: DataReadSettings): DataReads {
   const { speedups, cursorKey } = settings;
-  const pages = createRespondentPages(store, {
-    cursorKey,
-    threads: settings.pageThreads,
-    speedups,
-  });
+  const pages = createRespondentPages(store, { cursorKey, speedups });
   const cache = new ResponseCache(settings.responseCacheBytes, {
     ...(settings.onCacheLookup ? { onLookup: settings.onCacheLookup } : {}),
     speedups,
   });
   const campaigns = createCampaignService(store, { cache, pages, speedups });
-  const removals = createRemovalsFeed(store, { campaigns, cursorKey });
-  const changes = createChangesFeed(store, { campaigns, cursorKey });
+  const removals = createRemovalsFeed(store, { cursorKey });
+  const changes = createChangesFeed(store, { cursorKey });
   const readAhead = speedups.on('read-ahead') && store.engine === 'postgres';
   return {
     campaigns,
     removals,
     changes,
-    readAhead: (kind, campaignId) =>
-      readAhead ? campaigns.readAhead(kind, campaignId) : undefined,
-    start: () => pages.start(),
-    get threadsRunning() {
-      return pages.threadsRunning;
-    },
-    close: () => pages.close(),
+    readAhead: (need, campaignId) =>
+      readAhead ? campaigns.readAhead(need, campaignId) : undefined,
   };
 }

@@ -117,7 +117,8 @@ export function createGuestLists(deps: GuestListDeps) {
       const key = await keyOf(request.accountId, request.keyId);
       const busy = writing.get(request.accountId) ?? 0;
       if (busy >= FILES_AT_ONCE_PER_HOLDER) throw new HolderBusy();
-      const whole = await deps.campaigns.everyRespondent(key, request.campaignId);
+      const access = await deps.campaigns.resolve(key, request.campaignId, 'record');
+      const whole = await deps.campaigns.everyRespondent(access);
       const state = await charge(deps.rateLimit.store, keyBudget(key));
       if (state && state.current > deps.rateLimit.perKeyPerMinute) {
         const seconds = Math.max(1, Math.ceil(state.ttl / 1000));

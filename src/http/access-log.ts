@@ -32,7 +32,7 @@ export function accessLog(logger: FastifyBaseLogger) {
         rows: record?.rows ?? 0,
         status,
         // Only with DATABASE_READ_URL: whether the replica answered (see ReplicaChoice).
-        ...(request.caller?.fromReplica ? { readFrom: 'replica' } : {}),
+        ...(record?.fromReplica ? { readFrom: 'replica' } : {}),
         durationMs: elapsedMs === undefined ? null : Math.round(elapsedMs * 100) / 100,
       },
       'data access',

@@ -113,18 +113,6 @@ export class Metrics {
     });
   }
 
-  /** The page threads running, read whenever metrics are scraped. */
-  watchPageThreads(running: () => number): void {
-    new Gauge({
-      name: 'hadir_page_threads',
-      help: 'Threads writing respondent pages (on SQLite, reading them too) running.',
-      registers: [this.registry],
-      collect() {
-        this.set(running());
-      },
-    });
-  }
-
   /** Counts every answered request under its route pattern (never the raw URL: ids stay out). */
   register(app: FastifyInstance): void {
     app.addHook('onResponse', async (request, reply) => {

@@ -5,6 +5,8 @@ export interface AccessRecord {
   campaignId?: string;
   fieldKeys?: string[];
   rows?: number;
+  /** The replica answered (DATABASE_READ_URL; see ReplicaChoice). */
+  fromReplica?: boolean;
 }
 
 declare module 'fastify' {

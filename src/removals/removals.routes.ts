@@ -1,16 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { CampaignParams } from '../campaigns/campaigns.schemas.ts';
+import { campaignOf, pageQueryOf } from '../data-api/data-request.ts';
 import { sendTagged } from '../http/conditional.ts';
 import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
 import { RemovalsQuerySchema, RemovalsResponse } from './removals.schemas.ts';
 import type { RemovalsFeed } from './removals.service.ts';
 
-/** An addition within v1: the feed of respondents who left a campaign. GET, changes nothing. */
-export function removalsRoutes(feed: RemovalsFeed): FastifyPluginAsyncTypebox {
+/**
+ * An addition within v1: the feed of respondents who left a campaign. GET, changes nothing.
+ * `paging` reads its query; the feed is the request's reads'.
+ */
+export function removalsRoutes(paging: RemovalsFeed['paging']): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/campaigns/:id/removals',
       {
+        config: { campaign: { need: 'record', paging } },
         schema: {
           tags: ['Data'],
           security: [{ apiKey: [] }],
@@ -32,8 +37,10 @@ export function removalsRoutes(feed: RemovalsFeed): FastifyPluginAsyncTypebox {
         },
       },
       async (request, reply) => {
-        request.accessRecord = { campaignId: request.params.id };
-        const response = await feed.page(request.caller, request.params.id, request.query);
+        const response = await request.reads.removals.page(
+          campaignOf(request, 'record'),
+          pageQueryOf(request, paging),
+        );
         return sendTagged(request, reply, response);
       },
     );

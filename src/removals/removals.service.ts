@@ -1,21 +1,15 @@
-import type { CampaignService, DataCaller } from '../campaigns/campaigns.service.ts';
+import type { CampaignAccess } from '../campaigns/campaigns.service.ts';
 import type { Store } from '../db/store.ts';
 import { ApiError } from '../errors.ts';
 import { type CachedResponse, toCachedResponse } from '../http/response-cache.ts';
 import { toIso } from '../instant.ts';
 import { CursorCodec, type PositionFormat } from '../paging/page-cursor.ts';
-import {
-  nextCursorAfter,
-  type PageQueryInput,
-  type Paging,
-  pageMeta,
-  readPageQuery,
-} from '../paging/page-query.ts';
+import { nextCursorAfter, type PageQuery, type Paging, pageMeta } from '../paging/page-query.ts';
 import { countRemovals, type FeedStart, readHorizon, readRemovals } from './removals.repository.ts';
 import { DEFAULT_REMOVALS_LIMIT } from './removals.schemas.ts';
 
 /** A removal's place in the feed's order (removedAt, then id). */
-interface RemovalPosition {
+export interface RemovalPosition {
   removedAt: number;
   respondentId: string;
 }
@@ -34,24 +28,22 @@ const REMOVAL_POSITIONS: PositionFormat<RemovalPosition> = {
  * removal committed later is stamped after it, and only a removal forgotten after the
  * retention period is ever stamped before a watermark a client still holds.
  */
-export function createRemovalsFeed(
-  store: Store,
-  options: { campaigns: CampaignService; cursorKey: Buffer },
-) {
-  const { campaigns } = options;
+export function createRemovalsFeed(store: Store, options: { cursorKey: Buffer }) {
   const paging: Paging<RemovalPosition> = {
     cursors: new CursorCodec(options.cursorKey, REMOVAL_POSITIONS),
     defaultLimit: DEFAULT_REMOVALS_LIMIT,
   };
 
   return {
+    /** How a removals page's query is read (see readPageQuery). */
+    paging,
+
+    /** A page of the campaign's removals, for a key that may read the campaign. */
     async page(
-      caller: DataCaller,
-      campaignId: string,
-      input: PageQueryInput,
+      { campaign }: CampaignAccess,
+      query: PageQuery<RemovalPosition>,
     ): Promise<CachedResponse> {
-      const query = readPageQuery(campaignId, input, paging);
-      await campaigns.access(caller.key, campaignId);
+      const campaignId = campaign.id;
       const start: FeedStart = query.after
         ? { kind: 'after', ...query.after }
         : { kind: 'offset', rows: (query.page - 1) * query.limit };

@@ -9,7 +9,6 @@ import { createTestStore, ENGINES } from '../helpers/stores.ts';
 
 const settings = (speedups: Speedups) => ({
   cursorKey: TEST_SECRETS.cursorKey,
-  pageThreads: 0,
   responseCacheBytes: 0,
   speedups,
 });
@@ -25,21 +24,18 @@ describe.each(ENGINES)('the data reads on %s', (engine) => {
   it('read ahead only where a read is a round trip, and only with read-ahead on', async () => {
     const on = createDataReads(store, settings(Speedups.ALL_ON));
     const off = createDataReads(store, settings(new Speedups(['read-ahead'])));
-    try {
-      const ahead = on.readAhead('respondents', 'gala');
+    {
+      const ahead = on.readAhead('record', 'gala');
       if (engine === 'sqlite') {
         expect(ahead).toBeUndefined();
       } else {
-        expect(ahead?.kind).toBe('respondents');
+        expect(ahead?.need).toBe('record');
         expect(await ahead?.read).toMatchObject({ id: 'gala' });
-        expect(await on.readAhead('summary', 'gala')?.read).toMatchObject({
+        expect(await on.readAhead('counts', 'gala')?.read).toMatchObject({
           campaign: { id: 'gala' },
         });
       }
-      expect(off.readAhead('respondents', 'gala')).toBeUndefined();
-    } finally {
-      await on.close();
-      await off.close();
+      expect(off.readAhead('record', 'gala')).toBeUndefined();
     }
   });
 });

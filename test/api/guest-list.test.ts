@@ -274,7 +274,6 @@ describe('guest-list files per holder', () => {
     const t = await startTestApp('sqlite');
     const reads = createDataReads(t.store, {
       cursorKey: Buffer.alloc(32, 1),
-      pageThreads: 0,
       responseCacheBytes: 0,
       speedups: Speedups.ALL_ON,
     });
@@ -316,7 +315,6 @@ describe('guest-list files per holder', () => {
       await expect(open()).rejects.toBeInstanceOf(HolderBusy);
     } finally {
       await keyUsage.close();
-      await reads.close();
       await t.close();
     }
   });

@@ -20,9 +20,8 @@ const respondents = Array.from({ length: 30 }, (_, n) => ({
 }));
 
 /** Every switch the bench turns: each is a speed device and must not change a byte served. */
-const VARIANTS: Array<{ name: string; off?: Speedup; pageThreads?: number; cache?: number }> = [
+const VARIANTS: Array<{ name: string; off?: Speedup; cache?: number }> = [
   ...SPEEDUPS.map((off) => ({ name: off, off })),
-  { name: 'page threads', pageThreads: 0 },
   { name: 'response cache', cache: 0 },
 ];
 
@@ -35,7 +34,7 @@ describe.each(ENGINES)('speed devices switched off, on %s', (engine) => {
 
   beforeAll(async () => {
     url = await createTestDatabaseUrl(engine);
-    allOn = await startTestApp(await openTestStore(url), { clock, pageThreads: 1 });
+    allOn = await startTestApp(await openTestStore(url), { clock });
     await seedCampaign(allOn.store, clock, {
       id: 'c',
       fields: [
@@ -67,7 +66,6 @@ describe.each(ENGINES)('speed devices switched off, on %s', (engine) => {
       const store = openStore(url, { rememberReads: variant.off !== 'remembered-reads' });
       const switchedOff = await startTestApp(store, {
         clock,
-        pageThreads: variant.pageThreads ?? 1,
         ...(variant.cache !== undefined ? { responseCacheBytes: variant.cache } : {}),
         ...(variant.off ? { speedups: new Speedups([variant.off]) } : {}),
       });

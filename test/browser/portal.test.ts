@@ -358,8 +358,9 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       expect(await field.getAttribute('aria-invalid')).toBe('true');
       expect(await field.getAttribute('aria-describedby')).toContain('field-newPassword-error');
       expect(await page.locator('#field-newPassword-error').textContent()).toContain('most common');
-      // Focus lands on the field to fix, so a keyboard user types there at once.
-      expect(await page.evaluate(() => document.activeElement?.id)).toBe('field-newPassword');
+      // Focus lands on the field to fix, so a keyboard user types there at once (the page's
+      // script moves it once it has run, which a loaded machine may take a moment to do).
+      await page.waitForFunction(() => document.activeElement?.id === 'field-newPassword');
       await check(page, 'en-password-refused');
 
       await page.locator('#field-currentPassword').fill(PORTAL_PASSWORD);

@@ -105,7 +105,6 @@ export async function startTestApp(
     responseCacheBytes?: number;
     maxEventLoopDelayMs?: number;
     overloadSampleIntervalMs?: number;
-    pageThreads?: number;
     connectionTimeouts?: Partial<ConnectionTimeouts>;
     maxConnections?: number;
     outageTimings?: { probeIntervalMs?: number; reportIntervalMs?: number };
@@ -154,7 +153,6 @@ export async function startTestApp(
         ? { responseCacheBytes: options.responseCacheBytes }
         : {}),
       ...(options.maxEventLoopDelayMs ? { maxEventLoopDelayMs: options.maxEventLoopDelayMs } : {}),
-      ...(options.pageThreads !== undefined ? { pageThreads: options.pageThreads } : {}),
       ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
       ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
       ...(options.speedups ? { speedups: options.speedups } : {}),

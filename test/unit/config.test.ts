@@ -1,28 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkDevelopmentMail,
-  DEFAULT_PAGE_THREADS,
-  loadConfig,
-  publicUrlOf,
-} from '../../src/config.ts';
+import { checkDevelopmentMail, loadConfig, publicUrlOf } from '../../src/config.ts';
 import { parseDatabaseUrl } from '../../src/db/connect.ts';
 import { defaultMaxConnections, openFileLimit } from '../../src/http/connections.ts';
-
-describe('page threads', () => {
-  it('are off unless PAGE_THREADS starts some, whatever WORKERS says', () => {
-    expect(DEFAULT_PAGE_THREADS).toBe(0);
-    expect(loadConfig({}).pageThreads).toBe(0);
-    expect(loadConfig({ WORKERS: '3' }).pageThreads).toBe(0);
-    expect(loadConfig({ PAGE_THREADS: '2' }).pageThreads).toBe(2);
-    expect(() => loadConfig({ PAGE_THREADS: '17' })).toThrow(/PAGE_THREADS/);
-  });
-
-  it('still read SQLITE_READER_THREADS, their former name, when PAGE_THREADS is unset', () => {
-    expect(loadConfig({ SQLITE_READER_THREADS: '3' }).pageThreads).toBe(3);
-    expect(loadConfig({ SQLITE_READER_THREADS: '3', PAGE_THREADS: '1' }).pageThreads).toBe(1);
-    expect(() => loadConfig({ SQLITE_READER_THREADS: '17' })).toThrow(/SQLITE_READER_THREADS/);
-  });
-});
 
 describe('a PostgreSQL URL through a transaction pooler', () => {
   it('is marked by ?pgbouncer=true, which the driver never sees', () => {

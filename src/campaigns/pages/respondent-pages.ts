@@ -1,5 +1,4 @@
 import { LRUCache } from 'lru-cache';
-import { parseDatabaseUrl } from '../../db/connect.ts';
 import type { Store } from '../../db/store.ts';
 import type { CachedResponse } from '../../http/response-cache.ts';
 import { CursorCodec } from '../../paging/page-cursor.ts';
@@ -8,15 +7,8 @@ import { pageMeta } from '../../paging/page-query.ts';
 import { SingleFlight } from '../../single-flight.ts';
 import type { Speedups } from '../../speedups.ts';
 import { DEFAULT_PAGE_LIMIT } from '../campaigns.schemas.ts';
-import {
-  emptyPage,
-  type Page,
-  type PageRequest,
-  type PageWriting,
-  writePage,
-} from './page-body.ts';
+import { emptyPage, type PageWriting, writePage } from './page-body.ts';
 import { countRespondents, findEveryNthPosition, readPageText } from './page-rows.repository.ts';
-import { PageThreads } from './page-threads.ts';
 import { type Position, RESPONDENT_POSITIONS } from './respondent-line.ts';
 
 /** What a page depends on of its campaign: the version every read sees, and its row count. */
@@ -28,8 +20,7 @@ export interface PagedCampaign {
 
 /**
  * Pages of a campaign's respondents, the one door to this folder: reading a page's rows (per
- * engine), writing its body (in page threads, or here), cursors and keyset positions. Nothing
- * outside knows about threads or line formats.
+ * engine), writing its body, cursors and keyset positions. Nothing outside knows line formats.
  */
 export interface RespondentPages {
   /** How a client's query is read (see readPageQuery). */
@@ -40,39 +31,13 @@ export interface RespondentPages {
     fieldKeys: readonly string[],
     query: PageQuery<Position>,
   ): Promise<CachedResponse>;
-  /** Starts the page threads now rather than at the first page (a listening server). */
-  start(): void;
-  /** Page threads running, for metrics. */
-  readonly threadsRunning: number;
-  close(): Promise<void>;
 }
 
 export interface RespondentPagesOptions {
   /** The key cursors are signed with (see CursorCodec). */
   cursorKey: Buffer;
-  /** Threads that write pages; 0 writes them here. */
-  threads: number;
   /** The quote-jumping field cutter and shared page starts (single flight). */
   speedups: Speedups;
-}
-
-/**
- * Page threads for the store: on a SQLite file they read through connections of their own; on
- * PostgreSQL they write lines read here. A private in-memory SQLite store has none (a thread
- * could not open it).
- */
-function threadsFor(store: Store, options: RespondentPagesOptions): PageThreads | undefined {
-  if (options.threads === 0) return undefined;
-  const thread = {
-    count: options.threads,
-    cursorKey: options.cursorKey,
-    quoteJumping: options.speedups.on('quote-jumping-cutter'),
-  };
-  if (store.engine === 'postgres')
-    return new PageThreads({ readsFrom: 'main-thread', store }, thread);
-  const location = parseDatabaseUrl(store.url);
-  if (location.engine === 'sqlite' && location.path === ':memory:') return undefined;
-  return new PageThreads({ readsFrom: 'sqlite-file', url: store.url }, thread);
 }
 
 export function createRespondentPages(
@@ -84,14 +49,6 @@ export function createRespondentPages(
     cursors,
     quoteJumping: options.speedups.on('quote-jumping-cutter'),
   };
-  const threads = threadsFor(store, options);
-  const write = threads
-    ? (request: PageRequest) => threads.write(request)
-    : async (request: PageRequest): Promise<Page> => {
-        const { campaignId, sinceMs, after, limit } = request;
-        const page = await readPageText(store, { campaignId, sinceMs, after }, limit + 1);
-        return writePage(page.take() ?? '', request, writing);
-      };
   const positions = new PagePositions();
   // A deep page's start may take one pass over the index; concurrent requests share that pass.
   const pageStarts = new SingleFlight<Position | null | undefined>(
@@ -146,23 +103,16 @@ export function createRespondentPages(
             () => pageStart(context, campaignId, query),
           );
       if (after === undefined) return emptyPage(meta);
-      const { response, end } = await write({
-        campaignId,
-        sinceMs: query.sinceMs,
-        after,
-        limit: query.limit,
-        fieldKeys,
-        meta,
-      });
+      const { sinceMs, limit } = query;
+      const text = await readPageText(store, { campaignId, sinceMs, after }, limit + 1);
+      const { response, end } = writePage(
+        text.take() ?? '',
+        { campaignId, sinceMs, after, limit, fieldKeys, meta },
+        writing,
+      );
       if (end && !query.after) positions.remember(context, [[page, end]]);
       return response;
     },
-
-    start: () => threads?.startAll(),
-    get threadsRunning() {
-      return threads?.running ?? 0;
-    },
-    close: async () => threads?.close(),
   };
 }
 
