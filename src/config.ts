@@ -84,7 +84,7 @@ export interface Config {
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/hadir.sqlite';
-/** Ingest batches applied at once by default (see docs/performance.md, "Live ingestion"). */
+/** Ingest batches applied at once by default (see docs/performance.md, "Ingest, notifications and mirrors"). */
 export const DEFAULT_INGEST_CONCURRENT_BATCHES = 4;
 
 /** In the environment of the one cluster worker that sends notifications on SQLite. */

@@ -12,7 +12,7 @@ import {
   RespondentsResponse,
   SummaryResponse,
 } from './campaigns.schemas.ts';
-import type { Position } from './pages/respondent-line.ts';
+import type { Position } from './pages/respondent-pages.ts';
 
 const DATA = { tags: ['Data'], security: [{ apiKey: [] }] };
 

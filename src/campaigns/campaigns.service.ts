@@ -24,14 +24,7 @@ import {
 } from './campaigns.repository.ts';
 import type { Campaign, Summary } from './campaigns.schemas.ts';
 import type { Projection } from './field-projection.ts';
-import { findRespondentLines } from './pages/page-rows.repository.ts';
-import {
-  linePosition,
-  type Position,
-  type ProjectedRespondent,
-  projectedRespondent,
-} from './pages/respondent-line.ts';
-import type { RespondentPages } from './pages/respondent-pages.ts';
+import type { Position, ProjectedRespondent, RespondentPages } from './pages/respondent-pages.ts';
 import { ScopeProjections } from './scope-projections.ts';
 
 /**
@@ -103,9 +96,6 @@ export interface WholeCampaign {
   fields: FieldDefinition[];
   respondents(): AsyncGenerator<ProjectedRespondent>;
 }
-
-/** Rows read at a time for a whole campaign: one synchronous read on SQLite, kept short. */
-const WHOLE_CAMPAIGN_BATCH = 500;
 
 function toCampaign(record: CampaignRecord): Campaign {
   return {
@@ -271,22 +261,7 @@ export function createCampaignService(
     async everyRespondent({ campaign, projection }) {
       const campaignId = campaign.id;
       const fields = await findFieldDefinitions(store, campaignId, projection.fieldKeys);
-      const served = projection.fieldKeys.map(() => false);
-      async function* respondents() {
-        let after: Position | null = null;
-        for (;;) {
-          const lines = await findRespondentLines(
-            store,
-            { campaignId, after },
-            WHOLE_CAMPAIGN_BATCH,
-          );
-          for (const line of lines) yield projectedRespondent(line, projection, served);
-          const last = lines.at(-1);
-          if (lines.length < WHOLE_CAMPAIGN_BATCH || last === undefined) return;
-          after = linePosition(last);
-        }
-      }
-      return { campaign, fields, respondents };
+      return { campaign, fields, respondents: () => pages.every(campaignId, projection) };
     },
 
     async fields({ campaign, projection }) {

@@ -43,7 +43,7 @@ export class PreparedStatements {
  * query that waited long enough to be moved there, or an async function suspended across a pool
  * wait, keeps whatever it last held alive through every minor collection until the next full one.
  * A page's text passing through them by value was copied into the old generation and collected
- * there, a full collection every few hundred requests (docs/performance.md, Distinct pages).
+ * there, a full collection every few hundred requests (bench/results/notebook-2026-11-27.md, Distinct pages).
  * Passed in this box, they hold the box, which is empty once taken.
  */
 export class HandOff<T> {

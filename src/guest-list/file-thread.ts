@@ -4,7 +4,7 @@ import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { Writable } from 'node:stream';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { ProjectedRespondent } from '../campaigns/pages/respondent-line.ts';
+import type { ProjectedRespondent } from '../campaigns/pages/respondent-pages.ts';
 import type { GuestListFormat } from './guest-list.ts';
 import {
   type GuestListHeadings,

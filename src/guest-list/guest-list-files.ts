@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { PassThrough, type Writable } from 'node:stream';
 import type ExcelJS from 'exceljs';
 import type { WholeCampaign } from '../campaigns/campaigns.service.ts';
-import type { ProjectedRespondent } from '../campaigns/pages/respondent-line.ts';
+import type { ProjectedRespondent } from '../campaigns/pages/respondent-pages.ts';
 import { JAKARTA_OFFSET_MS } from '../time-units.ts';
 import type { GuestListFormat } from './guest-list.ts';
 

@@ -4,12 +4,10 @@ import type { CampaignService, WholeCampaign } from '../campaigns/campaigns.serv
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
 import { ApiError } from '../errors.ts';
-import { keyBudget, RATE_WINDOW_MS } from '../http/rate-limit.ts';
-import type { RateLimitStore, WindowState } from '../http/rate-limit-stores.ts';
-import { keyStatus, lifetimeOf } from '../key-in-force.ts';
+import { chargeKey } from '../http/rate-limit.ts';
+import type { RateLimitStore } from '../http/rate-limit-stores.ts';
 import { jakartaDay, type KeyUsage } from '../keys/key-usage.ts';
-import { findKeyById } from '../keys/keys.repository.ts';
-import type { AuthenticatedKey } from '../keys/keys.service.ts';
+import { type AuthenticatedKey, verifyKey } from '../keys/keys.service.ts';
 import type { Speedups } from '../speedups.ts';
 import { type GuestListHeadings, writeGuestList } from './guest-list-files.ts';
 import { writeOnThread } from './written-on-a-thread.ts';
@@ -78,13 +76,6 @@ export class HolderBusy extends ApiError {
   }
 }
 
-function charge(store: RateLimitStore, budget: string): Promise<WindowState | undefined> {
-  return new Promise((resolve) => {
-    // As the data API does, the file is let through when the limit's store cannot be reached.
-    store.incr(budget, (error, state) => resolve(error ? undefined : state), RATE_WINDOW_MS);
-  });
-}
-
 /**
  * A key's guest list as a file, for its signed-in holder: the same key, scope, allow-list, rate
  * limit and usage as a data request of that key, through the portal instead of a bearer token.
@@ -95,21 +86,23 @@ export function createGuestLists(deps: GuestListDeps) {
   /** Files being written, per account. */
   const writing = new Map<string, number>();
 
+  /** The holder's key, by the policy every read of a key takes (see verifyKey). */
   async function keyOf(accountId: string, keyId: string): Promise<AuthenticatedKey> {
-    const row = await findKeyById(store.db, keyId);
-    if (!row || row.account_id !== accountId) {
-      throw new ApiError('not_found', `no key ${keyId} on this account`);
+    const verification = await verifyKey(store, { holder: accountId, keyId }, clock.now());
+    switch (verification.kind) {
+      case 'valid':
+        return verification.key;
+      case 'revoked':
+      case 'expired':
+        throw new ApiError(
+          'forbidden',
+          `key ${keyId} is ${verification.kind}: it reads nothing any more`,
+        );
+      case 'account_deactivated':
+        throw new ApiError('forbidden', 'this account is deactivated: its keys read nothing');
+      default:
+        throw new ApiError('not_found', `no key ${keyId} on this account`);
     }
-    const status = keyStatus(lifetimeOf(row), clock.now());
-    if (status !== 'active') {
-      throw new ApiError('forbidden', `key ${keyId} is ${status}: it reads nothing any more`);
-    }
-    return {
-      id: row.id,
-      accountId: row.account_id,
-      lineageId: row.lineage_id,
-      scopeVersion: Number(row.scope_version),
-    };
   }
 
   return {
@@ -119,15 +112,11 @@ export function createGuestLists(deps: GuestListDeps) {
       if (busy >= FILES_AT_ONCE_PER_HOLDER) throw new HolderBusy();
       const access = await deps.campaigns.resolve(key, request.campaignId, 'record');
       const whole = await deps.campaigns.everyRespondent(access);
-      const state = await charge(deps.rateLimit.store, keyBudget(key));
-      if (state && state.current > deps.rateLimit.perKeyPerMinute) {
-        const seconds = Math.max(1, Math.ceil(state.ttl / 1000));
+      try {
+        await chargeKey(deps.rateLimit.store, key, deps.rateLimit.perKeyPerMinute);
+      } catch (refusal) {
         deps.keyUsage.count(key.id, clock.now(), 429, 0);
-        throw new ApiError(
-          'rate_limited',
-          `this key has used its ${deps.rateLimit.perKeyPerMinute} requests of the minute; try again in ${seconds} seconds`,
-          { 'retry-after': String(seconds) },
-        );
+        throw refusal;
       }
       writing.set(request.accountId, busy + 1);
       let finished = false;

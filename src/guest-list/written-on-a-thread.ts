@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { WholeCampaign } from '../campaigns/campaigns.service.ts';
-import type { ProjectedRespondent } from '../campaigns/pages/respondent-line.ts';
+import type { ProjectedRespondent } from '../campaigns/pages/respondent-pages.ts';
 import { startThread } from '../threads.ts';
 import type { FileThreadData, FileThreadMessage, RowsMessage } from './file-thread.ts';
 import type { GuestListFormat } from './guest-list.ts';

@@ -25,8 +25,8 @@ export function authenticateKey(
     const text = bearerToken(request.headers.authorization);
     const verification =
       text === undefined || !isWellFormedKey(text)
-        ? await verifyKey(store, text, clock.now())
-        : await lookups.run(text, () => verifyKey(store, text, clock.now()));
+        ? await verifyKey(store, { bearer: text }, clock.now())
+        : await lookups.run(text, () => verifyKey(store, { bearer: text }, clock.now()));
     if (verification.kind === 'valid') usage.note(verification.key.id, clock.now());
     request.keyVerification = verification;
   };

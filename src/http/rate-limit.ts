@@ -21,6 +21,37 @@ export interface RateLimitOptions {
 /** A key's budget: every key of one rotation chain shares it. */
 export const keyBudget = (key: { lineageId: string }) => `key:${key.lineageId}`;
 
+/** The one refusal of a request over its budget, however the key read. */
+export function overBudget(max: number, retryAfterSeconds: number): ApiError {
+  return new ApiError(
+    'rate_limited',
+    `rate limit of ${max} requests per minute exceeded; retry after ${retryAfterSeconds} seconds`,
+    { 'retry-after': String(retryAfterSeconds) },
+  );
+}
+
+/**
+ * Spends one of `key`'s requests outside an HTTP request of the data API (a guest-list file):
+ * the same budget, store and refusal (`overBudget`) as the data API's. Like the data API, lets
+ * the request through when the store cannot be reached.
+ */
+export async function chargeKey(
+  store: RateLimitStore,
+  key: { lineageId: string },
+  perMinute: number,
+): Promise<void> {
+  const state = await new Promise<{ current: number; ttl: number } | undefined>((resolve) => {
+    store.incr(
+      keyBudget(key),
+      (error, counted) => resolve(error ? undefined : counted),
+      RATE_WINDOW_MS,
+    );
+  });
+  if (state && state.current > perMinute) {
+    throw overBudget(perMinute, Math.max(1, Math.ceil(state.ttl / 1000)));
+  }
+}
+
 /** The budget a request is counted against: its key's rotation chain, or else its address. */
 function budgetOf(request: FastifyRequest): string {
   const verification = request.keyVerification;
@@ -75,11 +106,7 @@ export async function registerRateLimit(
     reply.header('ratelimit-reset', resetSeconds);
     if (over) {
       options.onRejected();
-      throw new ApiError(
-        'rate_limited',
-        `rate limit of ${state.max} requests per minute exceeded; retry after ${resetSeconds} seconds`,
-        { 'retry-after': String(resetSeconds) },
-      );
+      throw overBudget(state.max, resetSeconds);
     }
   }
 

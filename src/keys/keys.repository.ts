@@ -23,29 +23,37 @@ export interface KeyAuthRow {
 
 // The account's flag is a subquery, not a join: with a join SQLite's planner may scan api_keys
 // instead of searching its key_hash index, several times slower once statistics say it is small.
+const keyAuthColumns = (store: Store) =>
+  store.db
+    .selectFrom('api_keys as k')
+    .select((eb) => [
+      'k.id as id',
+      'k.account_id as accountId',
+      'k.lineage_id as lineageId',
+      'k.expires_at as expiresAt',
+      'k.revoked_at as revokedAt',
+      'k.scope_version as scopeVersion',
+      'k.last_used_at as lastUsedAt',
+      eb
+        .selectFrom('accounts as a')
+        .select('a.deactivated_at')
+        .whereRef('a.id', '=', 'k.account_id')
+        .as('accountDeactivatedAt'),
+    ]);
+
 const selectKeyByHash = preparedQuery(
-  (store, keyHash: string) =>
-    store.db
-      .selectFrom('api_keys as k')
-      .where('k.key_hash', '=', keyHash)
-      .select((eb) => [
-        'k.id as id',
-        'k.account_id as accountId',
-        'k.lineage_id as lineageId',
-        'k.expires_at as expiresAt',
-        'k.revoked_at as revokedAt',
-        'k.scope_version as scopeVersion',
-        'k.last_used_at as lastUsedAt',
-        eb
-          .selectFrom('accounts as a')
-          .select('a.deactivated_at')
-          .whereRef('a.id', '=', 'k.account_id')
-          .as('accountDeactivatedAt'),
-      ]),
+  (store, keyHash: string) => keyAuthColumns(store).where('k.key_hash', '=', keyHash),
   // Exact while the store is unchanged (see preparedQuery): the next request after a revocation
   // or deactivation, by any writer, reads the key again.
   { remember: 10_000 },
 );
+
+/** What authentication needs of a key, by its id (a holder's key, named in the portal). */
+export async function findKeyAuthById(store: Store, id: string): Promise<KeyAuthRow | undefined> {
+  return keyAuthColumns(store).where('k.id', '=', id).executeTakeFirst() as Promise<
+    KeyAuthRow | undefined
+  >;
+}
 
 /** Run on every data request, to authenticate it. */
 export async function findKeyByHash(

@@ -14,10 +14,12 @@ import { type FieldCheck, validateScopes } from './key-scopes.ts';
 import { sealKey } from './key-seal.ts';
 
 import {
+  findKeyAuthById,
   findKeyByHash,
   findKeyById,
   findScopesOfKeys,
   insertKey,
+  type KeyAuthRow,
   type KeyScope,
   listKeyRows,
   markReplaced,
@@ -48,18 +50,32 @@ export type KeyVerification =
   | { kind: 'account_deactivated' };
 
 /**
- * Checks a presented key against the store, and only reads it: the caller records the use (see
- * KeyUsage). Nothing outlives a change to the store (see findKeyByHash): a revocation, rotation,
- * expiry or deactivation decides the very next request.
+ * How a key is presented to read data: its secret as a bearer token (the data API, an agent), or
+ * its id by the signed-in account that holds it (the portal's guest-list files).
+ */
+export type PresentedKey = { bearer: string | undefined } | { holder: string; keyId: string };
+
+/**
+ * The one policy for a key that reads data, however it is presented: checks it against the store,
+ * and only reads it (the caller records the use, see KeyUsage). Nothing outlives a change to the
+ * store (see findKeyByHash): a revocation, rotation, expiry or deactivation decides the very next
+ * request. Another account's key is as unknown to a holder as one that does not exist.
  */
 export async function verifyKey(
   store: Store,
-  text: string | undefined,
+  presented: PresentedKey,
   now: number,
 ): Promise<KeyVerification> {
-  if (text === undefined) return { kind: 'missing' };
-  if (!isWellFormedKey(text)) return { kind: 'malformed' };
-  const row = await findKeyByHash(store, hashKey(text));
+  let row: KeyAuthRow | undefined;
+  if ('bearer' in presented) {
+    const text = presented.bearer;
+    if (text === undefined) return { kind: 'missing' };
+    if (!isWellFormedKey(text)) return { kind: 'malformed' };
+    row = await findKeyByHash(store, hashKey(text));
+  } else {
+    const found = await findKeyAuthById(store, presented.keyId);
+    row = found?.accountId === presented.holder ? found : undefined;
+  }
   if (!row) return { kind: 'unknown' };
   const status = keyStatus(row, now);
   if (status !== 'active') return { kind: status };

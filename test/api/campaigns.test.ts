@@ -115,7 +115,7 @@ describe.each(ENGINES)('campaigns and summary on %s', (engine) => {
 
   it('answers list requests of a key made at one moment from one read, and later ones afresh', async () => {
     const { key, id } = await createTestKey(t.store, t.clock, [{ campaignId: 'gala', fields: [] }]);
-    const verified = await verifyKey(t.store, key, t.clock.now());
+    const verified = await verifyKey(t.store, { bearer: key }, t.clock.now());
     if (verified.kind !== 'valid') throw new Error(`the test key is ${verified.kind}`);
     const pages = createRespondentPages(t.store, {
       cursorKey: TEST_SECRETS.cursorKey,

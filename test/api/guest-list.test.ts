@@ -1,5 +1,6 @@
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setAccountActive } from '../../src/accounts/accounts.service.ts';
 import { createDataReads } from '../../src/data-api/data-reads.ts';
 import {
   createGuestLists,
@@ -9,11 +10,12 @@ import {
 import { LocalWindowStore } from '../../src/http/rate-limit-stores.ts';
 import { importDocument } from '../../src/import/import.service.ts';
 import { jakartaDay, KeyUsage } from '../../src/keys/key-usage.ts';
-import { issueKey, revokeKey } from '../../src/keys/keys.service.ts';
+import { issueKey, revokeKey, verifyKey } from '../../src/keys/keys.service.ts';
 import { readUsageDays } from '../../src/keys/usage-days.repository.ts';
 import { createSmtpMailer } from '../../src/mail/mailer.ts';
 import { Speedups } from '../../src/speedups.ts';
 import { logCapture, startTestApp, type TestApp } from '../helpers/app.ts';
+import { ManualClock } from '../helpers/clock.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { signedInPages } from '../helpers/page-browser.ts';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp.ts';
@@ -316,6 +318,40 @@ describe('guest-list files per holder', () => {
     } finally {
       await keyUsage.close();
       await t.close();
+    }
+  });
+});
+
+describe.each(ENGINES)("a holder's key on %s", (engine) => {
+  it('is checked by the one policy of a key that reads: in force, its own, its account active', async () => {
+    const store = await createTestStore(engine);
+    const clock = new ManualClock();
+    try {
+      await seedCampaign(store, clock, { id: 'nikah', respondents: [] });
+      const mine = await createTestKey(store, clock, [{ campaignId: 'nikah', fields: [] }]);
+      const theirs = await createTestKey(store, clock, [{ campaignId: 'nikah', fields: [] }]);
+      const holder = mine.account.id;
+      const check = (keyId: string) => verifyKey(store, { holder, keyId }, clock.now());
+
+      expect(await check(mine.id)).toEqual({
+        kind: 'valid',
+        key: expect.objectContaining({ id: mine.id, accountId: holder }),
+      });
+      // The same verdict as the key's own secret gets as a bearer token.
+      expect(await check(mine.id)).toEqual(
+        await verifyKey(store, { bearer: mine.key }, clock.now()),
+      );
+      // Another account's key, or none: as unknown as each other.
+      expect(await check(theirs.id)).toEqual({ kind: 'unknown' });
+      expect(await check('no-such-key')).toEqual({ kind: 'unknown' });
+
+      await setAccountActive(store, clock, mine.account.email, false);
+      expect(await check(mine.id)).toEqual({ kind: 'account_deactivated' });
+      await setAccountActive(store, clock, mine.account.email, true);
+      await revokeKey(store, clock, mine.id);
+      expect(await check(mine.id)).toEqual({ kind: 'revoked' });
+    } finally {
+      await store.close();
     }
   });
 });

@@ -7,9 +7,26 @@ import { pageMeta } from '../../paging/page-query.ts';
 import { SingleFlight } from '../../single-flight.ts';
 import type { Speedups } from '../../speedups.ts';
 import { DEFAULT_PAGE_LIMIT } from '../campaigns.schemas.ts';
+import type { Projection } from '../field-projection.ts';
 import { emptyPage, type PageWriting, writePage } from './page-body.ts';
-import { countRespondents, findEveryNthPosition, readPageText } from './page-rows.repository.ts';
-import { type Position, RESPONDENT_POSITIONS } from './respondent-line.ts';
+import {
+  countRespondents,
+  findEveryNthPosition,
+  findRespondentLines,
+  readPageText,
+} from './page-rows.repository.ts';
+import {
+  linePosition,
+  type Position,
+  type ProjectedRespondent,
+  projectedRespondent,
+  RESPONDENT_POSITIONS,
+} from './respondent-line.ts';
+
+export type { Position, ProjectedRespondent };
+
+/** Rows read at a time for a whole campaign: one synchronous read on SQLite, kept short. */
+const WHOLE_CAMPAIGN_BATCH = 500;
 
 /** What a page depends on of its campaign: the version every read sees, and its row count. */
 export interface PagedCampaign {
@@ -31,6 +48,11 @@ export interface RespondentPages {
     fieldKeys: readonly string[],
     query: PageQuery<Position>,
   ): Promise<CachedResponse>;
+  /**
+   * Every respondent of a campaign in spec order, its fields picked by `projection`, read a batch
+   * at a time by keyset, so memory stays flat whatever the campaign's size (a file's rows).
+   */
+  every(campaignId: string, projection: Projection): AsyncGenerator<ProjectedRespondent>;
 }
 
 export interface RespondentPagesOptions {
@@ -112,6 +134,18 @@ export function createRespondentPages(
       );
       if (end && !query.after) positions.remember(context, [[page, end]]);
       return response;
+    },
+
+    async *every(campaignId, projection) {
+      const served = projection.fieldKeys.map(() => false);
+      let after: Position | null = null;
+      for (;;) {
+        const lines = await findRespondentLines(store, { campaignId, after }, WHOLE_CAMPAIGN_BATCH);
+        for (const line of lines) yield projectedRespondent(line, projection, served);
+        const last = lines.at(-1);
+        if (lines.length < WHOLE_CAMPAIGN_BATCH || last === undefined) return;
+        after = linePosition(last);
+      }
     },
   };
 }
