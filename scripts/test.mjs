@@ -22,7 +22,7 @@ const steps = [
   {
     name: 'redis',
     command: 'vitest',
-    args: ['run', '--project', 'integration', 'test/api/rate-limit.test.ts'],
+    args: ['run', '--project', 'integration', 'test/api/data-api/rate-limit.test.ts'],
     env: { HADIR_TEST_REDIS: '1' },
   },
 ];

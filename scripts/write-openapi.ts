@@ -1,6 +1,7 @@
 /**
- * Writes openapi/openapi.json from the route schemas, then the SDK's types from it; tests fail when
- * either committed copy is stale.
+ * Writes openapi/openapi.json from the route schemas, then the SDK's types from it, and
+ * openapi/ingest.json from the ingest schemas, then the relay's types from it; tests fail when a
+ * committed copy is stale.
  */
 import { writeFileSync } from 'node:fs';
 import pino from 'pino';
@@ -8,7 +9,15 @@ import { buildApp } from '../src/app.ts';
 import { systemClock } from '../src/clock.ts';
 import { openStore } from '../src/db/connect.ts';
 import { buildReference } from '../src/docs/reference.ts';
-import { CLIENT_TYPES_FILE, clientTypes, OPENAPI_FILE } from './client-types.ts';
+import {
+  CLIENT_TYPES_FILE,
+  clientTypes,
+  INGEST_DOCUMENT_FILE,
+  ingestDocumentText,
+  OPENAPI_FILE,
+  RELAY_TYPES_FILE,
+  relayTypes,
+} from './client-types.ts';
 
 const store = openStore('sqlite::memory:');
 const app = await buildApp({
@@ -34,3 +43,5 @@ writeFileSync(OPENAPI_FILE, buildReference(app.swagger()).openapi.body);
 await app.close();
 await store.close();
 writeFileSync(CLIENT_TYPES_FILE, await clientTypes());
+writeFileSync(INGEST_DOCUMENT_FILE, await ingestDocumentText());
+writeFileSync(RELAY_TYPES_FILE, await relayTypes());

@@ -2,18 +2,51 @@ import { type Kysely, sql } from 'kysely';
 import type { AccountRow, Database, NewAccountRow } from '../db/schema.ts';
 import { keyInForce } from '../key-in-force.ts';
 
+/** An account as the services use it. */
+export interface AccountRecord {
+  id: string;
+  email: string;
+  /** Null until a password is set (an account made for a holder who signs in by code alone). */
+  passwordHash: string | null;
+  mustChangePassword: boolean;
+  deactivatedAt: number | null;
+  createdAt: number;
+  /** Sign-in codes sent in a row without one redeemed (see lockout.ts). */
+  unredeemedLoginCodes: number;
+  lockedAt: number | null;
+}
+
+function toAccount(row: AccountRow): AccountRecord {
+  return {
+    id: row.id,
+    email: row.email,
+    passwordHash: row.password_hash,
+    mustChangePassword: row.must_change_password === 1,
+    deactivatedAt: row.deactivated_at === null ? null : Number(row.deactivated_at),
+    createdAt: Number(row.created_at),
+    unredeemedLoginCodes: Number(row.unredeemed_login_codes),
+    lockedAt: row.locked_at === null ? null : Number(row.locked_at),
+  };
+}
+
 export async function findAccountByEmail(
   db: Kysely<Database>,
   email: string,
-): Promise<AccountRow | undefined> {
-  return db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst();
+): Promise<AccountRecord | undefined> {
+  const row = await db
+    .selectFrom('accounts')
+    .selectAll()
+    .where('email', '=', email)
+    .executeTakeFirst();
+  return row && toAccount(row);
 }
 
 export async function findAccountById(
   db: Kysely<Database>,
   id: string,
-): Promise<AccountRow | undefined> {
-  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+): Promise<AccountRecord | undefined> {
+  const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toAccount(row);
 }
 
 export async function insertAccount(db: Kysely<Database>, row: NewAccountRow): Promise<void> {

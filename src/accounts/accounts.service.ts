@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/audit.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/connect.ts';
-import type { AccountRow } from '../db/schema.ts';
 import { DomainError } from '../errors.ts';
 import {
+  type AccountRecord,
   findAccountByEmail,
   insertAccount,
   listAccountsWithLiveKeys,
@@ -90,7 +90,7 @@ export async function createAccount(
 }
 
 /** Reads an account by e-mail, or fails with a message naming the address. */
-export async function getAccountByEmail(store: Store, email: string): Promise<AccountRow> {
+export async function getAccountByEmail(store: Store, email: string): Promise<AccountRecord> {
   const account = await findAccountByEmail(store.db, normalizeEmail(email));
   if (!account)
     throw new DomainError('not_found', `no account with e-mail ${normalizeEmail(email)}`);

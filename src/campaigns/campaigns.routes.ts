@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { campaignOf, pageQueryOf, recordServed } from '../data-api/data-request.ts';
+import type { FastifyRequest } from 'fastify';
 import { sendTagged } from '../http/conditional.ts';
 import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
 import type { Paging } from '../paging/page-query.ts';
+import { campaignOf, pageQueryOf, recordServed } from './campaign-request.ts';
 import {
   CampaignParams,
   CampaignsResponse,
@@ -12,6 +13,7 @@ import {
   RespondentsResponse,
   SummaryResponse,
 } from './campaigns.schemas.ts';
+import type { CampaignService } from './campaigns.service.ts';
 import type { Position } from './pages/respondent-pages.ts';
 
 const DATA = { tags: ['Data'], security: [{ apiKey: [] }] };
@@ -19,9 +21,12 @@ const DATA = { tags: ['Data'], security: [{ apiKey: [] }] };
 /**
  * The three data endpoints of spec, Endpoints, and the field definitions. All GET; none changes
  * anything. Each reads from the request's reads (the primary's or the replica's, as the door
- * chose) the campaign the door resolved; `paging` reads a respondents page's query.
+ * chose, `serviceOf`) the campaign the door resolved; `respondentsPaging` reads a page's query.
  */
-export function campaignRoutes(respondentsPaging: Paging<Position>): FastifyPluginAsyncTypebox {
+export function campaignRoutes(
+  respondentsPaging: Paging<Position>,
+  serviceOf: (request: FastifyRequest) => CampaignService,
+): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/campaigns',
@@ -40,7 +45,7 @@ export function campaignRoutes(respondentsPaging: Paging<Position>): FastifyPlug
         },
       },
       async (request, reply) => {
-        const response = await request.reads.campaigns.listCampaigns(request.key);
+        const response = await serviceOf(request).listCampaigns(request.key);
         request.accessRecord = { ...request.accessRecord, rows: response.rows };
         return sendTagged(request, reply, response);
       },
@@ -66,7 +71,7 @@ export function campaignRoutes(respondentsPaging: Paging<Position>): FastifyPlug
         },
       },
       async (request, reply) => {
-        const response = await request.reads.campaigns.summary(campaignOf(request, 'counts'));
+        const response = await serviceOf(request).summary(campaignOf(request, 'counts'));
         recordServed(request, response, { rows: false });
         return sendTagged(request, reply, response);
       },
@@ -92,7 +97,7 @@ export function campaignRoutes(respondentsPaging: Paging<Position>): FastifyPlug
         },
       },
       async (request, reply) => {
-        const response = await request.reads.campaigns.fields(campaignOf(request, 'record'));
+        const response = await serviceOf(request).fields(campaignOf(request, 'record'));
         recordServed(request, response, { rows: false });
         return sendTagged(request, reply, response);
       },
@@ -124,7 +129,7 @@ export function campaignRoutes(respondentsPaging: Paging<Position>): FastifyPlug
         },
       },
       async (request, reply) => {
-        const response = await request.reads.campaigns.respondents(
+        const response = await serviceOf(request).respondents(
           campaignOf(request, 'record'),
           pageQueryOf(request, respondentsPaging),
         );

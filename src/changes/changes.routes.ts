@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { campaignOf, pageQueryOf, recordServed } from '../campaigns/campaign-request.ts';
 import { CampaignParams } from '../campaigns/campaigns.schemas.ts';
-import { campaignOf, pageQueryOf, recordServed } from '../data-api/data-request.ts';
 import { sendTagged } from '../http/conditional.ts';
 import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
 import { ChangesQuerySchema, ChangesResponse } from './changes.schemas.ts';
@@ -8,9 +9,12 @@ import type { ChangesFeed } from './changes.service.ts';
 
 /**
  * An addition within v1: a campaign's upserts and removals in one feed. GET, changes nothing.
- * `paging` reads its query; the feed is the request's reads'.
+ * `paging` reads its query; `feedOf` gives the feed the request reads (the door chose its store).
  */
-export function changesRoutes(paging: ChangesFeed['paging']): FastifyPluginAsyncTypebox {
+export function changesRoutes(
+  paging: ChangesFeed['paging'],
+  feedOf: (request: FastifyRequest) => ChangesFeed,
+): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/campaigns/:id/changes',
@@ -37,7 +41,7 @@ export function changesRoutes(paging: ChangesFeed['paging']): FastifyPluginAsync
         },
       },
       async (request, reply) => {
-        const response = await request.reads.changes.page(
+        const response = await feedOf(request).page(
           campaignOf(request, 'record'),
           pageQueryOf(request, paging),
         );

@@ -1,5 +1,6 @@
-import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
+import type { FastifyBaseLogger, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
+import { type CampaignRoute, resolveRoute } from '../campaigns/campaign-request.ts';
 import { campaignRoutes } from '../campaigns/campaigns.routes.ts';
 import { changesRoutes } from '../changes/changes.routes.ts';
 import type { Clock } from '../clock.ts';
@@ -22,7 +23,7 @@ import type { AuthenticatedKey } from '../keys/keys.service.ts';
 import { removalsRoutes } from '../removals/removals.routes.ts';
 import type { Speedups } from '../speedups.ts';
 import { createDataReads, type DataReads } from './data-reads.ts';
-import { resolveCampaign } from './data-request.ts';
+import './data-request.ts';
 import type { ReplicaChoice } from './replica-choice.ts';
 
 /** What the data API is built on (see AppDeps, where each is described). */
@@ -153,14 +154,20 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
     data.addHook('preValidation', strictQuery);
     // Once the parameters are valid (a 400 comes before a 403 or 404): the route's campaign,
     // resolved once for its handler, from the store chosen above; a read started ahead is used
-    // when it went to that store.
-    data.addHook('preHandler', async (request) => {
-      const route = request.routeOptions.config.campaign;
-      if (!route) return;
+    // when it went to that store. Only the routes about one campaign take the hook.
+    const resolveRouteCampaign = async (request: FastifyRequest) => {
+      const route = request.routeOptions.config.campaign as CampaignRoute;
       const ahead = request.reads === reads ? request.readAhead : undefined;
-      await resolveCampaign(request, route, ahead);
+      await resolveRoute(request, route, (campaignId, need) =>
+        request.reads.campaigns.resolve(request.key, campaignId, need, ahead),
+      );
       // The answer is not read for a client that has gone.
       ensureClientWaiting(request);
+    };
+    data.addHook('onRoute', (route) => {
+      if (!(route.config as { campaign?: CampaignRoute } | undefined)?.campaign) return;
+      const own = route.preHandler;
+      route.preHandler = [...(own ? [own].flat() : []), resolveRouteCampaign];
     });
     const access = accessLog(deps.accessLogger ?? deps.logger);
     // One hook for both: the access line, and the key's use for its holder's usage chart.
@@ -182,8 +189,10 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
     data.decorateRequest('campaign', undefined);
     data.decorateRequest('pageQuery', undefined);
     data.addHook('onRequestAbort', access.onRequestAbort);
-    await data.register(campaignRoutes(reads.campaigns.paging));
-    await data.register(removalsRoutes(reads.removals.paging));
-    await data.register(changesRoutes(reads.changes.paging));
+    await data.register(
+      campaignRoutes(reads.campaigns.paging, (request) => request.reads.campaigns),
+    );
+    await data.register(removalsRoutes(reads.removals.paging, (request) => request.reads.removals));
+    await data.register(changesRoutes(reads.changes.paging, (request) => request.reads.changes));
   };
 }

@@ -1,97 +1,11 @@
-import type { FastifyRequest } from 'fastify';
-import type { CampaignNeed, ReadAhead, Resolved } from '../campaigns/campaigns.service.ts';
-import { ApiError } from '../errors.ts';
-import type { CachedResponse } from '../http/response-cache.ts';
-import type { AuthenticatedKey } from '../keys/keys.service.ts';
-import { type PageQuery, type Paging, readPageQuery } from '../paging/page-query.ts';
+import type { ReadAhead } from '../campaigns/campaigns.service.ts';
 import type { DataReads } from './data-reads.ts';
 
-/**
- * What a data route about one campaign (`/campaigns/:id/…`) declares: what it needs read of the
- * campaign, and how its query pages, if it does. The door reads the query, then resolves the
- * campaign, before the handler runs (see dataApi).
- */
-export interface CampaignRoute {
-  need: CampaignNeed;
-  paging?: Paging<unknown>;
-}
-
-/** The campaign the door resolved for a request, tagged with what its route needed. */
-type ResolvedCampaign = { [N in CampaignNeed]: { need: N; access: Resolved[N] } }[CampaignNeed];
-
 declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Set on the data routes about one campaign. */
-    campaign?: CampaignRoute;
-  }
   interface FastifyRequest {
     /** The campaign read its route needs, started while the key is checked (the door's). */
     readAhead: ReadAhead | undefined;
     /** Where this request's answer is read: the primary, or the replica, chosen once. */
     reads: DataReads;
-    /** The key the request was made with, once the door has checked it. */
-    key: AuthenticatedKey;
-    /** The route's campaign, resolved by the door: present or refused before the handler. */
-    campaign: ResolvedCampaign | undefined;
-    /** The route's paging query, read by the door with the route's paging. */
-    pageQuery: { paging: Paging<unknown>; query: PageQuery<unknown> } | undefined;
   }
-}
-
-/**
- * Reads the route's paging query (a 400 comes first), then resolves its campaign (403, 404),
- * from the request's reads; a read started ahead is used when it went to the same store.
- */
-export async function resolveCampaign(
-  request: FastifyRequest,
-  route: CampaignRoute,
-  ahead: ReadAhead | undefined,
-): Promise<void> {
-  const campaignId = (request.params as { id: string }).id;
-  request.accessRecord = { ...request.accessRecord, campaignId };
-  if (route.paging) {
-    request.pageQuery = {
-      paging: route.paging,
-      query: readPageQuery(campaignId, request.query as object, route.paging),
-    };
-  }
-  const access = await request.reads.campaigns.resolve(request.key, campaignId, route.need, ahead);
-  request.campaign = { need: route.need, access } as ResolvedCampaign;
-}
-
-/** The campaign the door resolved for this request's route, as the route declared it. */
-export function campaignOf<N extends CampaignNeed>(request: FastifyRequest, need: N): Resolved[N] {
-  const resolved = request.campaign;
-  if (resolved?.need !== need) {
-    throw new ApiError(
-      'internal_error',
-      `route ${request.routeOptions.url} has no ${need} campaign`,
-    );
-  }
-  return resolved.access as Resolved[N];
-}
-
-/** The page query the door read for this request with `paging`, typed by it. */
-export function pageQueryOf<P>(request: FastifyRequest, paging: Paging<P>): PageQuery<P> {
-  const read = request.pageQuery;
-  if (read?.paging !== paging) {
-    throw new ApiError('internal_error', `route ${request.routeOptions.url} read no page query`);
-  }
-  return read.query as PageQuery<P>;
-}
-
-/**
- * Notes in the access record what a campaign's answer served: its field keys, and its rows where
- * they count (respondents; a removal is an id and a time, no row of anyone's answers).
- */
-export function recordServed(
-  request: FastifyRequest,
-  response: CachedResponse,
-  counted: { rows: boolean },
-): void {
-  request.accessRecord = {
-    ...request.accessRecord,
-    fieldKeys: [...response.fieldKeys],
-    ...(counted.rows ? { rows: response.rows } : {}),
-  };
 }

@@ -311,7 +311,7 @@ export interface WebhookEndpointsTable {
   created_at: number;
   disabled_at: number | null;
   disabled_reason: string | null;
-  /** The first failure since the last success: 5 days of failures disable the endpoint. */
+  /** The first failure since the last success: DISABLE_AFTER_FAILING_DAYS of failures disable the endpoint. */
   failing_since: number | null;
   last_success_at: number | null;
 }

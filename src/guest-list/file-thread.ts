@@ -5,8 +5,8 @@ import { setPriority } from 'node:os';
 import { Writable } from 'node:stream';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ProjectedRespondent } from '../campaigns/pages/respondent-pages.ts';
-import type { GuestListFormat } from './guest-list.ts';
 import {
+  type GuestListFormat,
   type GuestListHeadings,
   type GuestListSource,
   writeGuestList,

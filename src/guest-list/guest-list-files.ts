@@ -4,7 +4,9 @@ import type ExcelJS from 'exceljs';
 import type { WholeCampaign } from '../campaigns/campaigns.service.ts';
 import type { ProjectedRespondent } from '../campaigns/pages/respondent-pages.ts';
 import { JAKARTA_OFFSET_MS } from '../time-units.ts';
-import type { GuestListFormat } from './guest-list.ts';
+
+/** The files a guest list is written as. */
+export type GuestListFormat = 'xlsx' | 'csv';
 
 /** What a guest list is written from: the campaign's title, its fields and its rows. */
 export interface GuestListSource {

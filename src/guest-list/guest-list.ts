@@ -9,10 +9,15 @@ import type { RateLimitStore } from '../http/rate-limit-stores.ts';
 import { jakartaDay, type KeyUsage } from '../keys/key-usage.ts';
 import { type AuthenticatedKey, verifyKey } from '../keys/keys.service.ts';
 import type { Speedups } from '../speedups.ts';
-import { type GuestListHeadings, writeGuestList } from './guest-list-files.ts';
-import { writeOnThread } from './written-on-a-thread.ts';
+import {
+  type GuestListFormat,
+  type GuestListHeadings,
+  writeGuestList,
+} from './guest-list-files.ts';
 
-export type GuestListFormat = 'xlsx' | 'csv';
+export type { GuestListFormat };
+
+import { writeOnThread } from './written-on-a-thread.ts';
 
 export interface GuestListDeps {
   store: Store;

@@ -4,8 +4,7 @@ import type { WholeCampaign } from '../campaigns/campaigns.service.ts';
 import type { ProjectedRespondent } from '../campaigns/pages/respondent-pages.ts';
 import { startThread } from '../threads.ts';
 import type { FileThreadData, FileThreadMessage, RowsMessage } from './file-thread.ts';
-import type { GuestListFormat } from './guest-list.ts';
-import { type GuestListHeadings, ReaderGone } from './guest-list-files.ts';
+import { type GuestListFormat, type GuestListHeadings, ReaderGone } from './guest-list-files.ts';
 
 /** Rows sent to the thread at a time: one read of the campaign's rows. */
 const ROWS_PER_MESSAGE = 500;

@@ -2,6 +2,21 @@ import { DomainError } from '../errors.ts';
 
 const MAX_REPORTED_PROBLEMS = 20;
 
+/** An import refused for its records' problems: nothing was written. */
+export class ImportRefused extends DomainError {
+  constructor(
+    /** The problems spelled out, `where: what` each. */
+    readonly problems: readonly string[],
+    /** Problems counted beyond those. */
+    readonly unshown: number,
+  ) {
+    super(
+      'invalid',
+      `import rejected, nothing was written:\n  ${problems.join('\n  ')}${unshown > 0 ? `\n  … and ${unshown} more` : ''}`,
+    );
+  }
+}
+
 /**
  * The problems of an import: every one counted, the first twenty kept to be shown. Keeping only
  * those keeps memory flat however many records of a large file are bad.
@@ -29,10 +44,6 @@ export class Problems {
 
   throwIfAny(): void {
     if (this.total === 0) return;
-    const more = this.total - this.shown.length;
-    throw new DomainError(
-      'invalid',
-      `import rejected, nothing was written:\n  ${this.shown.join('\n  ')}${more > 0 ? `\n  … and ${more} more` : ''}`,
-    );
+    throw new ImportRefused([...this.shown], this.total - this.shown.length);
   }
 }

@@ -1,16 +1,16 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
-import { ApiError, DomainError } from '../errors.ts';
+import { ApiError } from '../errors.ts';
 import { ScrubSoon } from '../removals/scrub-soon.ts';
+import { BatchSlots, batchBodyOf, idempotencyKeyOf } from './batch-request.ts';
 import {
   applyBatch,
   type BatchAnswer,
-  isIdempotencyKey,
   MAX_BATCH_BYTES,
   MAX_BATCH_RECORDS,
 } from './ingest.service.ts';
-import { noteIngestTokenUsed } from './ingest-tokens.repository.ts';
+import { type IngestTokenRecord, noteIngestTokenUsed } from './ingest-tokens.repository.ts';
 import { type IngestCaller, verifyIngestToken } from './ingest-tokens.service.ts';
 import { TokenRefusals } from './token-refusals.ts';
 
@@ -35,7 +35,8 @@ export interface IngestSettings {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    ingestCaller?: IngestCaller;
+    /** The token a batch was sent with, set by the ingest door before the body is read. */
+    ingestToken: IngestTokenRecord;
   }
 }
 
@@ -60,7 +61,7 @@ function refusal(caller: Exclude<IngestCaller, { kind: 'valid' }>): string {
  */
 export function ingestRoutes(settings: IngestSettings): FastifyPluginAsync {
   return async (ingest) => {
-    let applying = 0;
+    const slots = new BatchSlots(settings.maxConcurrentBatches);
     // Removed respondents leave no copy in the files (Store.scrubRemovals), within a minute:
     // at once would rebuild a SQLite file for each batch of a steady stream.
     const scrub = new ScrubSoon(settings.store, {
@@ -94,8 +95,10 @@ export function ingestRoutes(settings: IngestSettings): FastifyPluginAsync {
           'www-authenticate': 'Bearer realm="hadir-ingest"',
         });
       }
-      request.ingestCaller = caller;
+      request.ingestToken = caller.token;
     });
+    // Declared up front, so every request keeps one shape; set above before any handler runs.
+    ingest.decorateRequest('ingestToken', null as unknown as IngestTokenRecord);
     ingest.setErrorHandler((error, _request, reply) => {
       if ((error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
         throw new ApiError(
@@ -111,58 +114,21 @@ export function ingestRoutes(settings: IngestSettings): FastifyPluginAsync {
       '/batches',
       { schema: { hide: true }, bodyLimit: MAX_BATCH_BYTES },
       async (request, reply) => {
-        const caller = request.ingestCaller;
-        if (caller?.kind !== 'valid')
-          throw new ApiError('unauthorized', refusal({ kind: 'missing' }));
-        if (!Buffer.isBuffer(request.body)) {
-          throw new ApiError(
-            'unsupported_media_type',
-            'a batch is JSON Lines: send Content-Type: application/x-ndjson',
-          );
-        }
-        // A compressed body read as text would be refused line by line, or worse, taken.
-        const coding = request.headers['content-encoding']?.trim().toLowerCase();
-        if (coding !== undefined && coding !== '' && coding !== 'identity') {
-          throw new ApiError(
-            'unsupported_media_type',
-            `a batch is sent as it is: Content-Encoding ${coding} is not decoded here; send the body without it`,
-          );
-        }
-        const key = request.headers['idempotency-key'];
-        if (typeof key !== 'string' || !isIdempotencyKey(key)) {
-          throw new ApiError(
-            'invalid_parameter',
-            'the Idempotency-Key header is required: 1 to 255 visible ASCII characters, the same on every retry of a batch',
-          );
-        }
-        if (applying >= settings.maxConcurrentBatches) {
-          throw new ApiError(
-            'rate_limited',
-            `${settings.maxConcurrentBatches} batches are being applied: send this one again in a second`,
-            { 'retry-after': '1' },
-          );
-        }
-        applying += 1;
+        const token = request.ingestToken;
+        const body = batchBodyOf(request);
+        const key = idempotencyKeyOf(request);
+        const release = slots.take();
         let outcome: Awaited<ReturnType<typeof applyBatch>>;
         try {
           outcome = await applyBatch(settings.store, settings.clock, {
-            tokenId: caller.token.id,
+            tokenId: token.id,
             key,
-            body: request.body,
+            body,
           });
-        } catch (error) {
-          if (error instanceof DomainError && error.kind === 'invalid') {
-            throw new ApiError(
-              'unprocessable_entity',
-              error.message.replace('import rejected', 'batch refused'),
-            );
-          }
-          if (error instanceof DomainError) throw new ApiError('conflict', error.message);
-          throw error;
         } finally {
-          applying -= 1;
+          release();
         }
-        await noteUse(settings, caller.token);
+        await noteUse(settings, token);
         switch (outcome.kind) {
           case 'applied':
             if (outcome.removed) scrub.removed();
@@ -177,6 +143,13 @@ export function ingestRoutes(settings: IngestSettings): FastifyPluginAsync {
               'conflict',
               'this Idempotency-Key was used in the last 24 hours for a batch with another body: give each batch a key of its own',
             );
+          case 'key_in_flight':
+            throw new ApiError(
+              'conflict',
+              'a batch with this Idempotency-Key was being applied; send it again',
+            );
+          case 'refused':
+            throw new ApiError('unprocessable_entity', refusedText(outcome));
           case 'too_many_records':
             throw new ApiError(
               'payload_too_large',
@@ -186,6 +159,12 @@ export function ingestRoutes(settings: IngestSettings): FastifyPluginAsync {
       },
     );
   };
+}
+
+/** A refused batch in words: every problem, line by line; nothing was written. */
+function refusedText(refused: { problems: readonly string[]; unshown: number }): string {
+  const more = refused.unshown > 0 ? `\n  … and ${refused.unshown} more` : '';
+  return `batch refused, nothing was written:\n  ${refused.problems.join('\n  ')}${more}`;
 }
 
 /** Notes a token's use, at most once a minute; bookkeeping, so a failure is no batch's failure. */

@@ -2,12 +2,13 @@ import { hash } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
 import { isTransactionConflict } from '../db/store-errors.ts';
-import { DomainError } from '../errors.ts';
 import { importWithin } from '../import/import.service.ts';
+import { ImportRefused } from '../import/import-problems.ts';
 import { jsonLinesItems } from '../import/import-sources.ts';
 import { toIso } from '../instant.ts';
 import { DAY_MS } from '../time-units.ts';
 import { claimBatchKey, findBatch, keepBatchAnswer, takeBatchTurn } from './batches.repository.ts';
+import type { BatchAnswer } from './ingest.schemas.ts';
 
 /** At most this many records in one batch: one transaction, quick to apply and to retry. */
 export const MAX_BATCH_RECORDS = 1_000;
@@ -16,30 +17,7 @@ export const MAX_BATCH_BYTES = 5 * 1024 * 1024;
 /** How long a batch's answer is kept under its idempotency key. */
 export const IDEMPOTENCY_KEEP_MS = DAY_MS;
 
-/** 1 to 255 visible ASCII characters, as Stripe's Idempotency-Key takes them. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-
-export function isIdempotencyKey(value: string): boolean {
-  return IDEMPOTENCY_KEY.test(value);
-}
-
-/** What a batch did: records written by kind, records skipped as stale, and when it committed. */
-export interface BatchAnswer {
-  applied: { campaigns: number; respondents: number; deletions: number };
-  stale: number;
-  /**
-   * Respondent records not applied because an operator erased the person: erase them at the
-   * source too, or send their deletion (docs/ingesting.md). The first 100 by line and id.
-   */
-  keptErased: { count: number; records: Array<{ line: string; id: string }> };
-  /**
-   * Records that answer questions their campaign does not have: applied, answers kept (served
-   * once the campaign has the question), named here so the platform can mend its form mapping.
-   * The first 100 by line, id and field keys; never a value.
-   */
-  unknownAnswers: { count: number; records: Array<{ line: string; id: string; fields: string[] }> };
-  committedAt: string;
-}
+export type { BatchAnswer } from './ingest.schemas.ts';
 
 /** How a batch ended. */
 export type BatchOutcome =
@@ -49,7 +27,11 @@ export type BatchOutcome =
   | { kind: 'replayed'; answer: BatchAnswer }
   /** The same key came before with another body. */
   | { kind: 'key_reused' }
-  | { kind: 'too_many_records'; records: number };
+  /** A batch with the same key was being applied meanwhile, and has not answered yet. */
+  | { kind: 'key_in_flight' }
+  | { kind: 'too_many_records'; records: number }
+  /** Records with problems, each spelled out (`line 3 (id r5): …`): nothing was written. */
+  | { kind: 'refused'; problems: readonly string[]; unshown: number };
 
 /**
  * How many records a JSON Lines body holds: its lines that are not blank, split as the reader
@@ -82,8 +64,8 @@ async function* chunksOf(body: Buffer): AsyncGenerator<Uint8Array> {
 
 /**
  * Applies one batch of JSON Lines records (the import's records, checked by the import's code)
- * in one transaction, all or nothing: a bad record throws a DomainError naming every bad line,
- * and nothing is written. Its answer is kept under `key` in the same transaction, so a batch sent
+ * in one transaction, all or nothing: a batch with bad records is refused, naming every bad
+ * line, and nothing is written. Its answer is kept under `key` in the same transaction, so a batch sent
  * again (a retry, a relay that died before it could note the answer) is answered again and
  * applied once.
  */
@@ -97,7 +79,13 @@ export async function applyBatch(
   if (earlier) return earlier;
   const records = recordCount(batch.body);
   if (records > MAX_BATCH_RECORDS) return { kind: 'too_many_records', records };
-  const answer = await runAgainOnConflict(() => writeBatch(store, clock, batch, bodyHash));
+  let answer: Awaited<ReturnType<typeof writeBatch>>;
+  try {
+    answer = await runAgainOnConflict(() => writeBatch(store, clock, batch, bodyHash));
+  } catch (error) {
+    if (!(error instanceof ImportRefused)) throw error;
+    return { kind: 'refused', problems: error.problems, unshown: error.unshown };
+  }
   if (answer) {
     return {
       kind: 'applied',
@@ -105,12 +93,7 @@ export async function applyBatch(
       removed: answer.removed,
     };
   }
-  const other = await answeredBefore(store, clock, batch, bodyHash);
-  if (other) return other;
-  throw new DomainError(
-    'conflict',
-    'a batch with this Idempotency-Key was being applied; send it again',
-  );
+  return (await answeredBefore(store, clock, batch, bodyHash)) ?? { kind: 'key_in_flight' };
 }
 
 /** Tries of a batch that another writer's transaction ran into (see isTransactionConflict). */

@@ -115,7 +115,7 @@ export async function issueKey(
 ): Promise<IssuedKey> {
   const now = clock.now();
   const account = await getAccountByEmail(store, input.accountEmail);
-  if (account.deactivated_at !== null) {
+  if (account.deactivatedAt !== null) {
     throw new DomainError(
       'conflict',
       `account ${account.email} is deactivated; reactivate it first`,

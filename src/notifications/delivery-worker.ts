@@ -13,7 +13,11 @@ import {
   readableNow,
 } from './deliveries.repository.ts';
 import { disableEndpoint } from './endpoints.repository.ts';
-import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from './retry-schedule.ts';
+import {
+  DISABLE_AFTER_FAILING_DAYS,
+  DISABLE_AFTER_FAILING_MS,
+  nextAttemptAt,
+} from './retry-schedule.ts';
 import { SettleBatch } from './settle-batch.ts';
 import { openSecret, signatureHeader } from './signing.ts';
 import { postNotification, type SenderOptions, type SendOutcome } from './webhook-sender.ts';
@@ -381,7 +385,7 @@ function disabledNotice(url: string, reason: 'gone' | 'failing') {
   const why =
     reason === 'gone'
       ? 'it answered 410 Gone / endpoint menjawab 410 Gone'
-      : 'it failed for 5 days without a success / gagal selama 5 hari tanpa satu pun keberhasilan';
+      : `it failed for ${DISABLE_AFTER_FAILING_DAYS} days without a success / gagal selama ${DISABLE_AFTER_FAILING_DAYS} hari tanpa satu pun keberhasilan`;
   return {
     subject:
       'Endpoint notifikasi Hadir dinonaktifkan / Your Hadir notification endpoint was disabled',

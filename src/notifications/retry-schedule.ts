@@ -22,8 +22,11 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 /** Retries spread by up to this share of their delay, so failures of one moment do not return together. */
 export const JITTER = 0.1;
 
+/** Days an endpoint may fail without one success before it is disabled. */
+export const DISABLE_AFTER_FAILING_DAYS = 5;
+
 /** An endpoint that has failed for this long without one success is disabled. */
-export const DISABLE_AFTER_FAILING_MS = 5 * 24 * HOUR;
+export const DISABLE_AFTER_FAILING_MS = DISABLE_AFTER_FAILING_DAYS * 24 * HOUR;
 
 /**
  * When a delivery that has failed `attempts` times is tried next, or undefined when it is given

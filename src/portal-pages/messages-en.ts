@@ -1,3 +1,4 @@
+import { DISABLE_AFTER_FAILING_DAYS } from '../notifications/retry-schedule.ts';
 import type { ThrottleReason } from '../portal/portal-context.ts';
 import { HOUR_MS } from '../time-units.ts';
 import type { FormProblem } from './form-input.ts';
@@ -192,13 +193,13 @@ export const en = {
     everyEvent: 'every event',
     enabled: (lastSuccess: string) => `On. Last delivered: ${lastSuccess}`,
     failing: (since: string) =>
-      `On, but failing since ${since}. After 5 days of failures it is turned off.`,
+      `On, but failing since ${since}. After ${DISABLE_AFTER_FAILING_DAYS} days of failures it is turned off.`,
     disabled: (why: string) =>
       `Off${why ? `: ${why}` : ''}. Notifications wait and are sent when you turn it on.`,
     disabledWhy: {
       'by hand': 'turned off here',
       gone: 'your server answered 410 Gone',
-      failing: 'it failed for 5 days without one success',
+      failing: `it failed for ${DISABLE_AFTER_FAILING_DAYS} days without one success`,
     } as Record<string, string>,
     oldSecretUntil: (until: string) => `The previous secret also signs until ${until}.`,
     log: 'Delivery log',

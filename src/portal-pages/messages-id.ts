@@ -1,3 +1,4 @@
+import { DISABLE_AFTER_FAILING_DAYS } from '../notifications/retry-schedule.ts';
 import { HOUR_MS } from '../time-units.ts';
 import type { Messages } from './messages-en.ts';
 
@@ -183,13 +184,13 @@ export const id: Messages = {
     everyEvent: 'semua peristiwa',
     enabled: (lastSuccess) => `Aktif. Terakhir terkirim: ${lastSuccess}`,
     failing: (since) =>
-      `Aktif, tetapi gagal sejak ${since}. Setelah 5 hari gagal, endpoint dinonaktifkan.`,
+      `Aktif, tetapi gagal sejak ${since}. Setelah ${DISABLE_AFTER_FAILING_DAYS} hari gagal, endpoint dinonaktifkan.`,
     disabled: (why) =>
       `Nonaktif${why ? `: ${why}` : ''}. Notifikasi menunggu dan dikirim saat Anda mengaktifkannya.`,
     disabledWhy: {
       'by hand': 'dinonaktifkan di sini',
       gone: 'server Anda menjawab 410 Gone',
-      failing: 'gagal selama 5 hari tanpa satu pun keberhasilan',
+      failing: `gagal selama ${DISABLE_AFTER_FAILING_DAYS} hari tanpa satu pun keberhasilan`,
     },
     oldSecretUntil: (until) => `Rahasia sebelumnya juga menandatangani hingga ${until}.`,
     log: 'Catatan pengiriman',

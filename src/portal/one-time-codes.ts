@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { AccountRow, CodePurpose, Database } from '../db/schema.ts';
+import type { AccountRecord } from '../accounts/accounts.repository.ts';
+import type { CodePurpose, Database } from '../db/schema.ts';
 import { ApiError } from '../errors.ts';
 import { digestsEqual, generateToken, hmacHex, sha256Hex } from '../secret-hash.ts';
 import { DAY_MS, HOUR_MS } from '../time-units.ts';
@@ -130,7 +131,7 @@ export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles
     sessionId: string | null,
   ) => codeDigest(secrets.codeHmacKey, code, { purpose, accountId, sessionId });
 
-  function mailBudgets(account: AccountRow, purpose: CodePurpose): Budget[] {
+  function mailBudgets(account: AccountRecord, purpose: CodePurpose): Budget[] {
     const message = 'too many codes were e-mailed to this account';
     if (purpose !== 'password_reset') {
       return [
@@ -162,7 +163,7 @@ export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles
   }
 
   /** Mails a stored code; the caller has charged the mail budget. */
-  async function send(account: AccountRow, row: repo.CodeRow, client: ClientContext) {
+  async function send(account: AccountRecord, row: repo.CodeRow, client: ClientContext) {
     const code = deriveCode(secrets.codeHmacKey, row.id);
     const link =
       row.purpose === 'password_reset'
@@ -182,7 +183,7 @@ export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles
   }
 
   /** Charges the budget of the mail a new code of `purpose` would send; 429 past it. */
-  async function charge(account: AccountRow, purpose: CodePurpose): Promise<void> {
+  async function charge(account: AccountRecord, purpose: CodePurpose): Promise<void> {
     await throttles.chargeAll(mailBudgets(account, purpose));
   }
 
@@ -193,7 +194,7 @@ export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles
    */
   async function storeCode(
     executor: Kysely<Database>,
-    account: AccountRow,
+    account: AccountRecord,
     purpose: CodePurpose,
     sessionId: string | null,
     client: ClientContext,
@@ -226,7 +227,7 @@ export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles
      * (see newChallenge); only its hash is stored.
      */
     async issue(
-      account: AccountRow,
+      account: AccountRecord,
       purpose: CodePurpose,
       sessionId: string | null,
       client: ClientContext,
@@ -246,7 +247,7 @@ export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles
      * are spent (a reset mail is still sent again then: its link works whatever the code's tries).
      */
     async resend(
-      account: AccountRow,
+      account: AccountRecord,
       purpose: CodePurpose,
       client: ClientContext,
       challenge?: string,
@@ -267,7 +268,7 @@ export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles
     newChallenge: () => generateToken(CHALLENGE_PREFIX),
 
     /** Whether some sign-in code of the account was issued with this challenge, since `since`. */
-    async challengeIssued(account: AccountRow, challenge: string, since: number) {
+    async challengeIssued(account: AccountRecord, challenge: string, since: number) {
       if (!CHALLENGE.test(challenge)) return false;
       return repo.hasCodeWithChallenge(db, account.id, sha256Hex(challenge), since);
     },
@@ -279,7 +280,7 @@ export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles
      * the challenged client's tries alone. With no code pending there is nothing to count.
      */
     async redeem(
-      account: AccountRow,
+      account: AccountRecord,
       purpose: CodePurpose,
       sessionId: string | null,
       code: string,

@@ -62,11 +62,11 @@ export function createPasswordChange(deps: PortalDeps, audit: Audit) {
     client: ClientContext,
   ) => {
     const account = await findAccountByEmail(store.db, principal.email);
-    if (!account?.password_hash) throw new ApiError('unauthorized', 'the session has ended');
+    if (!account?.passwordHash) throw new ApiError('unauthorized', 'the session has ended');
     // The new password's rules first: a request that breaks one costs no hashing.
     const problem = newPasswordProblem(input.newPassword, input.currentPassword);
     if (problem) throw new PasswordRuleError(problem);
-    if (!(await verifyPassword(account.password_hash, input.currentPassword))) {
+    if (!(await verifyPassword(account.passwordHash, input.currentPassword))) {
       await refuseWrongCurrent(principal, client);
     }
     const now = clock.now();

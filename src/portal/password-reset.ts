@@ -1,4 +1,5 @@
 import {
+  type AccountRecord,
   clearAccountLocks,
   findAccountByEmail,
   findAccountById,
@@ -9,7 +10,6 @@ import { generatePassword, hashPassword, newPasswordProblem } from '../accounts/
 import { recordAudit } from '../audit/audit.repository.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/connect.ts';
-import type { AccountRow } from '../db/schema.ts';
 import { revokeAllDevices } from './devices.repository.ts';
 import { MAX_WRONG_RESET_CODES, passwordThrottlePrefix, RESET_CODE_WINDOW_MS } from './lockout.ts';
 import type { Codes } from './one-time-codes.ts';
@@ -69,7 +69,11 @@ export function createPasswordReset(
     lastSendOf.set(accountId, running);
   }
 
-  async function setNewPassword(account: AccountRow, newPassword: string, client: ClientContext) {
+  async function setNewPassword(
+    account: AccountRecord,
+    newPassword: string,
+    client: ClientContext,
+  ) {
     const now = clock.now();
     const passwordHash = await hashPassword(newPassword);
     await db.transaction().execute(async (trx) => {
@@ -92,7 +96,7 @@ export function createPasswordReset(
     async forgot(input: { email: string }, client: ClientContext) {
       await throttles.chargeAddress('forgot', client);
       const account = await findAccountByEmail(db, normalizeEmail(input.email));
-      if (account && account.deactivated_at === null) {
+      if (account && account.deactivatedAt === null) {
         sendInBackground(account.id, async () => {
           if (await codes.resend(account, 'password_reset', client)) return;
           await codes.issue(account, 'password_reset', null, client);
@@ -123,7 +127,7 @@ export function createPasswordReset(
         message: 'too many wrong reset codes for this e-mail address; use the link in the e-mail',
       });
       const account = await findAccountByEmail(db, email);
-      if (!account || account.deactivated_at !== null) throw invalidCode();
+      if (!account || account.deactivatedAt !== null) throw invalidCode();
       await codes.redeem(account, 'password_reset', null, input.code);
       await throttles.clear([triesKey]);
       return setNewPassword(account, input.newPassword, client);
@@ -136,7 +140,7 @@ export function createPasswordReset(
       if (problem) throw new PasswordRuleError(problem);
       const accountId = await codes.redeemResetLink(input.token);
       const account = await findAccountById(db, accountId);
-      if (!account || account.deactivated_at !== null) throw invalidCode();
+      if (!account || account.deactivatedAt !== null) throw invalidCode();
       return setNewPassword(account, input.newPassword, client);
     },
 

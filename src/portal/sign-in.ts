@@ -80,19 +80,19 @@ export function createSignIn(
       const throttleKey = passwordThrottleKey(email, clientNetwork(client.address), device?.id);
       await throttles.chargePassword(throttleKey);
       const passwordOk = await throttles.passwordMatches(account, input.password);
-      if (!account || !passwordOk || account.deactivated_at !== null) {
+      if (!account || !passwordOk || account.deactivatedAt !== null) {
         if (account) await audit(account.id, 'login.failed', client);
         throw invalidCredentials();
       }
       await clearThrottles(db, [throttleKey]);
       const decision = decideSignIn({
-        lockedAt: account.locked_at,
-        unredeemedLoginCodes: account.unredeemed_login_codes,
+        lockedAt: account.lockedAt,
+        unredeemedLoginCodes: account.unredeemedLoginCodes,
       });
       if (decision === 'locked') throw accountLocked();
       // Slow work first: the change below holds SQLite's one writer while it runs.
       const rehashed =
-        decision === 'open' && needsRehash(account.password_hash as string)
+        decision === 'open' && account.passwordHash !== null && needsRehash(account.passwordHash)
           ? await hashPassword(input.password)
           : undefined;
       if (decision === 'open' && !device) await codes.charge(account, 'login');
@@ -104,7 +104,7 @@ export function createSignIn(
           return { kind: 'locked' } as const;
         }
         if (rehashed !== undefined) {
-          await setPassword(trx, account.id, rehashed, account.must_change_password === 1);
+          await setPassword(trx, account.id, rehashed, account.mustChangePassword);
         }
         if (device) {
           await devices.markUsed(device.id, now, trx);
@@ -139,7 +139,7 @@ export function createSignIn(
     async resendCode(input: { email: string; challenge: string }, client: ClientContext) {
       await throttles.chargeAddress('resend', client);
       const account = await findAccountByEmail(db, normalizeEmail(input.email));
-      if (!account || account.deactivated_at !== null || account.locked_at !== null) {
+      if (!account || account.deactivatedAt !== null || account.lockedAt !== null) {
         throw invalidCode();
       }
       const now = clock.now();
@@ -169,7 +169,7 @@ export function createSignIn(
       const account = await findAccountByEmail(db, normalizeEmail(input.email));
       // A locked account answers like any address with no code pending: its state is told only
       // to a request that proved the password (see login).
-      if (!account || account.deactivated_at !== null || account.locked_at !== null) {
+      if (!account || account.deactivatedAt !== null || account.lockedAt !== null) {
         throw invalidCode();
       }
       await codes.redeem(account, 'login', null, input.code, input.challenge);

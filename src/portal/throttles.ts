@@ -1,5 +1,5 @@
+import type { AccountRecord } from '../accounts/accounts.repository.ts';
 import { hashPassword, verifyPassword } from '../accounts/passwords.ts';
-import type { AccountRow } from '../db/schema.ts';
 import { generateToken } from '../secret-hash.ts';
 import {
   ADDRESS_WINDOW_MS,
@@ -92,8 +92,8 @@ export function createThrottles(deps: PortalDeps) {
     },
 
     /** Checks a password, or does the same work for an address without an account (timing). */
-    async passwordMatches(account: AccountRow | undefined, password: string): Promise<boolean> {
-      if (account?.password_hash) return verifyPassword(account.password_hash, password);
+    async passwordMatches(account: AccountRecord | undefined, password: string): Promise<boolean> {
+      if (account?.passwordHash) return verifyPassword(account.passwordHash, password);
       dummyHash ??= hashPassword(generateToken('dummy_'));
       await verifyPassword(await dummyHash, password);
       return false;

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { campaignOf, pageQueryOf } from '../campaigns/campaign-request.ts';
 import { CampaignParams } from '../campaigns/campaigns.schemas.ts';
-import { campaignOf, pageQueryOf } from '../data-api/data-request.ts';
 import { sendTagged } from '../http/conditional.ts';
 import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
 import { RemovalsQuerySchema, RemovalsResponse } from './removals.schemas.ts';
@@ -8,9 +9,12 @@ import type { RemovalsFeed } from './removals.service.ts';
 
 /**
  * An addition within v1: the feed of respondents who left a campaign. GET, changes nothing.
- * `paging` reads its query; the feed is the request's reads'.
+ * `paging` reads its query; `feedOf` gives the feed the request reads (the door chose its store).
  */
-export function removalsRoutes(paging: RemovalsFeed['paging']): FastifyPluginAsyncTypebox {
+export function removalsRoutes(
+  paging: RemovalsFeed['paging'],
+  feedOf: (request: FastifyRequest) => RemovalsFeed,
+): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/campaigns/:id/removals',
@@ -37,7 +41,7 @@ export function removalsRoutes(paging: RemovalsFeed['paging']): FastifyPluginAsy
         },
       },
       async (request, reply) => {
-        const response = await request.reads.removals.page(
+        const response = await feedOf(request).page(
           campaignOf(request, 'record'),
           pageQueryOf(request, paging),
         );

@@ -1,7 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { HadirEvent, HadirEventType } from '../../packages/client/src/index.ts';
-import { CLIENT_TYPES_FILE, clientTypes } from '../../scripts/client-types.ts';
+import type { BatchAnswer as RelaysAnswer } from '../../packages/relay/src/index.ts';
+import {
+  CLIENT_TYPES_FILE,
+  clientTypes,
+  INGEST_DOCUMENT_FILE,
+  ingestDocumentText,
+  RELAY_TYPES_FILE,
+  relayTypes,
+} from '../../scripts/client-types.ts';
+import type { BatchAnswer as ServersAnswer } from '../../src/ingest/ingest.schemas.ts';
 import type { EVENT_TYPES, EventData } from '../../src/journal/events.ts';
 
 describe("the SDK's types", () => {
@@ -17,5 +26,16 @@ describe("the SDK's types", () => {
     expectTypeOf<Sent<'campaign.updated'>>().toEqualTypeOf<EventData['campaign.updated']>();
     expectTypeOf<Sent<'campaign.removed'>>().toEqualTypeOf<EventData['campaign.removed']>();
     expectTypeOf<Sent<'key.expiring'>>().toEqualTypeOf<EventData['key.expiring']>();
+  });
+});
+
+describe("the relay's types", () => {
+  it('are the ones generated from openapi/ingest.json, itself from the ingest schemas (npm run openapi)', async () => {
+    expect(readFileSync(INGEST_DOCUMENT_FILE, 'utf8')).toBe(await ingestDocumentText());
+    expect(readFileSync(RELAY_TYPES_FILE, 'utf8')).toBe(await relayTypes());
+  });
+
+  it("take a batch's answer as the server gives it", () => {
+    expectTypeOf<RelaysAnswer>().toEqualTypeOf<ServersAnswer>();
   });
 });

@@ -1,18 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { components } from './ingest-types.generated.ts';
 
-/** What Hadir answered a batch with (see docs/ingesting.md). */
-export interface BatchAnswer {
-  applied: { campaigns: number; respondents: number; deletions: number };
-  stale: number;
-  /** Records not applied: an operator erased these people (the first 100, by line and id). */
-  keptErased?: { count: number; records: Array<{ line: string; id: string }> };
-  /** Records that answer questions their campaign does not have (the first 100). */
-  unknownAnswers?: {
-    count: number;
-    records: Array<{ line: string; id: string; fields: string[] }>;
-  };
-  committedAt: string;
-}
+/** What Hadir answered a batch with (openapi/ingest.json; docs/ingesting.md). */
+export type BatchAnswer = components['schemas']['BatchAnswer'];
 
 /** How sending a batch ended, once retries are spent or not needed. */
 export type SendResult =

@@ -122,8 +122,8 @@ export async function drainOnce(
     );
     let rejected = 0;
     let replayed = false;
-    let keptErased: BatchAnswer['keptErased'];
-    let unknownAnswers: BatchAnswer['unknownAnswers'];
+    let keptErased: BatchAnswer['keptErased'] | undefined;
+    let unknownAnswers: BatchAnswer['unknownAnswers'] | undefined;
     const refusals: Drained['refusals'] = [];
     /** Moves rows to the rejected table, each with its problem, copied there by the database. */
     const reject = async (
