@@ -64,6 +64,19 @@ const { values: args } = parseArgs({
 const parts = new Set((args.only ?? '').split(','));
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
+
+/**
+ * The cases a comparison loads: every one, or those BENCH_CASES names (separated by semicolons,
+ * as the report names them), to load again the cases a run found past its bound.
+ */
+function comparedCases(key: string) {
+  const named = process.env.BENCH_CASES?.split(';').map((name) => name.trim());
+  const cases = benchCases(key);
+  if (!named) return cases;
+  const unknown = named.filter((name) => !cases.some((benchCase) => benchCase.name === name));
+  if (unknown.length > 0) throw new Error(`BENCH_CASES names no case ${unknown.join(', ')}`);
+  return cases.filter((benchCase) => named.includes(benchCase.name));
+}
 const WARMUP_S = 2;
 /** A fresh server first serves uncached pages this long, unmeasured: threads up, code compiled. */
 const SERVER_WARMUP_S = 10;
@@ -81,11 +94,24 @@ async function prepare(engine: Engine, url: string): Promise<string> {
       log(`  ${engine}: seeded in ${Math.round((Date.now() - started) / 1000)} s`);
     }
     // Statistics for the planner, and on PostgreSQL a visibility map so counting reads the index
-    // alone (autovacuum does both in production). Quick when nothing changed.
-    await sql.raw(engine === 'postgres' ? 'VACUUM ANALYZE' : 'ANALYZE').execute(store.db);
+    // alone (autovacuum does both in production). Quick when nothing changed; after a run that
+    // was stopped midway it may take longer than the service's statement timeout, so PostgreSQL's
+    // runs on a connection of its own, without one.
+    if (engine === 'postgres') await vacuumAnalyze(url);
+    else await sql.raw('ANALYZE').execute(store.db);
     return manifest.key;
   } finally {
     await store.close();
+  }
+}
+
+async function vacuumAnalyze(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('VACUUM ANALYZE');
+  } finally {
+    await client.end();
   }
 }
 
@@ -562,7 +588,7 @@ async function main(): Promise<void> {
               databaseUrl: selfUrl,
               otherDatabaseUrl,
               otherFolder: other.folder,
-              cases: benchCases(keys[engine]),
+              cases: comparedCases(keys[engine]),
               headers: clientHeaders(keys[engine]),
               ...PAIRS,
               log,
