@@ -1,72 +1,14 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/accounts/passwords.ts';
 import { openStore } from '../../src/db/connect.ts';
-import { migrateToLatest } from '../../src/db/migrate.ts';
 import { exitOf, runHadir, runHadirInProcess, startHadir } from '../helpers/cli.ts';
+import { DOCUMENT, writeJson } from '../helpers/operator-data.ts';
 import { createTestDatabaseUrl, openTestStore } from '../helpers/stores.ts';
 import { until } from '../helpers/until.ts';
 
-const DOCUMENT = {
-  campaigns: [
-    {
-      id: 'kawinan',
-      slug: 'kawinan',
-      title: 'Kawinan',
-      eventDate: '2026-12-12T10:00:00+07:00',
-      location: 'Bogor',
-      fields: [
-        { key: 'menu', label: 'Menu', type: 'RADIO' },
-        { key: 'nama', label: 'Nama', type: 'TEXT' },
-      ],
-    },
-  ],
-  respondents: [
-    {
-      id: 'k1',
-      campaignId: 'kawinan',
-      submittedAt: '2026-11-01T00:00:00Z',
-      attendanceStatus: 'YES',
-      answers: { menu: 'Sate', nama: 'Ani' },
-      token: 't',
-    },
-    {
-      id: 'k2',
-      campaignId: 'kawinan',
-      submittedAt: '2026-11-02T00:00:00Z',
-      attendanceStatus: 'NO',
-      answers: { menu: 'Soto' },
-    },
-  ],
-};
-
-function writeJson(value: unknown): string {
-  const path = join(mkdtempSync(join(tmpdir(), 'hadir-cli-')), 'import.json');
-  writeFileSync(path, JSON.stringify(value));
-  return path;
-}
-
-async function _countRows(databaseUrl: string) {
-  const store = openStore(databaseUrl);
-  try {
-    await migrateToLatest(store);
-    const campaigns = await store.db
-      .selectFrom('campaigns')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    const respondents = await store.db
-      .selectFrom('respondents')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return { campaigns: Number(campaigns.n), respondents: Number(respondents.n) };
-  } finally {
-    await store.close();
-  }
-}
-
-// Each test starts the CLI as processes (an import, a server): slow by nature, so given room.
 describe('operator CLI errors', () => {
   it('runs on the Node.js 24 LTS that npm ci installs, and says so', async () => {
     const result = await runHadir(['--version'], { databaseUrl: 'sqlite::memory:' });
