@@ -1,13 +1,13 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { WholeCampaign } from '../campaigns/campaigns.service.ts';
-import type { ProjectedRespondent } from '../campaigns/pages/respondent-pages.ts';
+import {
+  type ProjectedRespondent,
+  WHOLE_CAMPAIGN_BATCH,
+} from '../campaigns/pages/respondent-pages.ts';
 import { startThread } from '../threads.ts';
 import type { FileThreadData, FileThreadMessage, RowsMessage } from './file-thread.ts';
 import { type GuestListFormat, type GuestListHeadings, ReaderGone } from './guest-list-files.ts';
-
-/** Rows sent to the thread at a time: one read of the campaign's rows. */
-const ROWS_PER_MESSAGE = 500;
 
 /**
  * A file thread's heap: ExcelJS's cells for the rows in hand and the zip's window, never the whole
@@ -57,7 +57,7 @@ export async function writeOnThread(
   });
   const rows = whole.respondents();
   const read = () => {
-    const batch = nextRows(rows, ROWS_PER_MESSAGE);
+    const batch = nextRows(rows, WHOLE_CAMPAIGN_BATCH);
     // A failed read is the file's failure once the thread asks for those rows; not before.
     batch.catch(() => {});
     return batch;

@@ -2,6 +2,12 @@ import { DomainError } from '../errors.ts';
 
 const MAX_REPORTED_PROBLEMS = 20;
 
+/** Problems in words after `lead`: one a line, then how many more were counted. */
+export function problemsText(lead: string, problems: readonly string[], unshown: number): string {
+  const more = unshown > 0 ? `\n  … and ${unshown} more` : '';
+  return `${lead}:\n  ${problems.join('\n  ')}${more}`;
+}
+
 /** An import refused for its records' problems: nothing was written. */
 export class ImportRefused extends DomainError {
   constructor(
@@ -10,10 +16,7 @@ export class ImportRefused extends DomainError {
     /** Problems counted beyond those. */
     readonly unshown: number,
   ) {
-    super(
-      'invalid',
-      `import rejected, nothing was written:\n  ${problems.join('\n  ')}${unshown > 0 ? `\n  … and ${unshown} more` : ''}`,
-    );
+    super('invalid', problemsText('import rejected, nothing was written', problems, unshown));
   }
 }
 

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
 import { ApiError } from '../errors.ts';
+import { problemsText } from '../import/import-problems.ts';
 import { ScrubSoon } from '../removals/scrub-soon.ts';
 import { BatchSlots, batchBodyOf, idempotencyKeyOf } from './batch-request.ts';
 import {
@@ -149,7 +150,10 @@ export function ingestRoutes(settings: IngestSettings): FastifyPluginAsync {
               'a batch with this Idempotency-Key was being applied; send it again',
             );
           case 'refused':
-            throw new ApiError('unprocessable_entity', refusedText(outcome));
+            throw new ApiError(
+              'unprocessable_entity',
+              problemsText('batch refused, nothing was written', outcome.problems, outcome.unshown),
+            );
           case 'too_many_records':
             throw new ApiError(
               'payload_too_large',
@@ -159,12 +163,6 @@ export function ingestRoutes(settings: IngestSettings): FastifyPluginAsync {
       },
     );
   };
-}
-
-/** A refused batch in words: every problem, line by line; nothing was written. */
-function refusedText(refused: { problems: readonly string[]; unshown: number }): string {
-  const more = refused.unshown > 0 ? `\n  … and ${refused.unshown} more` : '';
-  return `batch refused, nothing was written:\n  ${refused.problems.join('\n  ')}${more}`;
 }
 
 /** Notes a token's use, at most once a minute; bookkeeping, so a failure is no batch's failure. */

@@ -26,7 +26,7 @@ import {
 export type { Position, ProjectedRespondent };
 
 /** Rows read at a time for a whole campaign: one synchronous read on SQLite, kept short. */
-const WHOLE_CAMPAIGN_BATCH = 500;
+export const WHOLE_CAMPAIGN_BATCH = 500;
 
 /** What a page depends on of its campaign: the version every read sees, and its row count. */
 export interface PagedCampaign {

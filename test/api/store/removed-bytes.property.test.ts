@@ -387,37 +387,3 @@ describe.each(ENGINES)('no byte of a removed answer stays in the files, on %s', 
     );
   }, 120_000);
 });
-
-describe('PostgreSQL statistics', () => {
-  it('never sample an answer into pg_statistic, where it would outlive its row', async () => {
-    const url = await createTestDatabaseUrl('postgres');
-    const store = await openTestStore(url);
-    const clock = new ManualClock('2026-10-02T00:00:00Z');
-    // Short answers: their sample fits in pg_statistic's own pages, uncompressed.
-    const names = ['StatNamaSari', 'StatNamaBudi', 'StatNamaDewi'];
-    let statistics: string;
-    try {
-      await importDocument(store, clock, {
-        campaigns: [{ id: 'c', slug: 'c', title: 'c', fields: [FIELDS[0], FIELDS[2]] }],
-        respondents: names.map((nama, index) => ({
-          id: `r${index}`,
-          campaignId: 'c',
-          submittedAt: '2026-10-01T00:00:00Z',
-          attendanceStatus: 'YES',
-          answers: { nama, pilihan: `Pilihan${nama}` },
-        })),
-      });
-      await sql`ANALYZE answer_counts`.execute(store.db);
-      await sql`CHECKPOINT`.execute(store.db);
-      const file = await sql<{ path: string; dir: string }>`SELECT
-        pg_relation_filepath('pg_statistic') AS path,
-        current_setting('data_directory') AS dir`.execute(store.db);
-      const { path, dir } = file.rows[0] as { path: string; dir: string };
-      statistics = readFileSync(join(dir, path)).toString('latin1');
-    } finally {
-      await store.close();
-    }
-    const values = names.flatMap((nama) => [nama, `Pilihan${nama}`]);
-    expect(values.filter((value) => statistics.includes(value))).toEqual([]);
-  });
-});
