@@ -27,6 +27,7 @@ import { queueState } from './notifications/deliveries.repository.ts';
 import { startNotifications } from './notifications/notifications.ts';
 import { systemResolver } from './notifications/webhook-sender.ts';
 import { ADDRESS_ATTEMPTS_PER_MINUTE } from './portal/lockout.ts';
+import { endpointDisabledMail } from './portal-pages/messages.ts';
 import { connectRedis } from './redis.ts';
 import { retainDaily } from './removals/retention.ts';
 import { loadServerSecrets } from './secrets.ts';
@@ -151,7 +152,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         store,
         clock: systemClock,
         keySealKey: secrets.keySealKey,
-        mailer,
+        disabledNotice: { mailer, compose: endpointDisabledMail },
         sender: {
           resolve: systemResolver,
           allowPrivateNetworks: config.webhooksAllowPrivateNetworks,

@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import type { CachedResponse } from '../http/response-cache.ts';
-import type { AuthenticatedKey } from '../keys/keys.service.ts';
 import { type PageQuery, type Paging, readPageQuery } from '../paging/page-query.ts';
 import type { CampaignNeed, Resolved } from './campaigns.service.ts';
 
@@ -16,22 +15,9 @@ export interface CampaignRoute {
 }
 
 /** The campaign the door resolved for a request, tagged with what its route needed. */
-type ResolvedCampaign = { [N in CampaignNeed]: { need: N; access: Resolved[N] } }[CampaignNeed];
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Set on the data routes about one campaign. */
-    campaign?: CampaignRoute;
-  }
-  interface FastifyRequest {
-    /** The key the request was made with, once the data API's door has checked it. */
-    key: AuthenticatedKey;
-    /** The route's campaign, resolved by the door: present or refused before the handler. */
-    campaign: ResolvedCampaign | undefined;
-    /** The route's paging query, read by the door with the route's paging. */
-    pageQuery: { paging: Paging<unknown>; query: PageQuery<unknown> } | undefined;
-  }
-}
+export type ResolvedCampaign = {
+  [N in CampaignNeed]: { need: N; access: Resolved[N] };
+}[CampaignNeed];
 
 /**
  * Reads the route's paging query (a 400 comes first), then resolves its campaign (403, 404) by

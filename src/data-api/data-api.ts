@@ -23,7 +23,6 @@ import type { AuthenticatedKey } from '../keys/keys.service.ts';
 import { removalsRoutes } from '../removals/removals.routes.ts';
 import type { Speedups } from '../speedups.ts';
 import { createDataReads, type DataReads } from './data-reads.ts';
-import './data-request.ts';
 import type { ReplicaChoice } from './replica-choice.ts';
 
 /** What the data API is built on (see AppDeps, where each is described). */

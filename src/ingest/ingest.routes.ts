@@ -34,13 +34,6 @@ export interface IngestSettings {
   refusedTokensPerMinute?: number;
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The token a batch was sent with, set by the ingest door before the body is read. */
-    ingestToken: IngestTokenRecord;
-  }
-}
-
 function refusal(caller: Exclude<IngestCaller, { kind: 'valid' }>): string {
   switch (caller.kind) {
     case 'missing':

@@ -2,7 +2,7 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
 import { eventBody } from '../journal/events.ts';
 import { findHolderOfKey } from '../keys/keys.repository.ts';
-import type { Mailer } from '../mail/mailer.ts';
+import type { Mailer, MailMessage } from '../mail/mailer.ts';
 import {
   claimForSending,
   type DeliveryToSend,
@@ -13,14 +13,16 @@ import {
   readableNow,
 } from './deliveries.repository.ts';
 import { disableEndpoint } from './endpoints.repository.ts';
-import {
-  DISABLE_AFTER_FAILING_DAYS,
-  DISABLE_AFTER_FAILING_MS,
-  nextAttemptAt,
-} from './retry-schedule.ts';
+import { DISABLE_AFTER_FAILING_MS, nextAttemptAt } from './retry-schedule.ts';
 import { SettleBatch } from './settle-batch.ts';
 import { openSecret, signatureHeader } from './signing.ts';
 import { postNotification, type SenderOptions, type SendOutcome } from './webhook-sender.ts';
+
+/** Why the worker turns an endpoint off by itself. */
+export type DisableReason = 'gone' | 'failing';
+
+/** The mail that tells a holder their endpoint was turned off (the portal's message files). */
+export type DisabledMail = (url: string, reason: DisableReason) => Omit<MailMessage, 'to'>;
 
 export interface DeliveryWorkerOptions {
   store: Store;
@@ -36,8 +38,8 @@ export interface DeliveryWorkerOptions {
   /** How long a claimed attempt is this worker's alone (more than the sender's timeout). */
   leaseMs?: number;
   random?: () => number;
-  /** Tells an endpoint's holder it was disabled. */
-  mailer?: Mailer;
+  /** Tells an endpoint's holder it was disabled, in the words of the message files. */
+  disabledNotice?: { mailer: Mailer; compose: DisabledMail };
   onOutcome?: (outcome: DeliveryOutcome) => void;
   onError?: (error: unknown) => void;
   /** Tells the operator of an endpoint whose secret cannot be opened (once per endpoint). */
@@ -348,14 +350,17 @@ export class DeliveryWorker {
     );
   }
 
-  private async disable(delivery: DeliveryToSend, at: number, reason: 'gone' | 'failing') {
-    const { store, mailer } = this.options;
+  private async disable(delivery: DeliveryToSend, at: number, reason: DisableReason) {
+    const { store, disabledNotice } = this.options;
     if (!(await disableEndpoint(store.db, delivery.endpointId, at, reason))) return;
-    if (!mailer) return;
+    if (!disabledNotice) return;
     // A chain is named by its first key, whose holder the chain's keys all share.
     const holder = await findHolderOfKey(store.db, delivery.lineageId);
     if (!holder) return;
-    await mailer.send({ to: holder.email, ...disabledNotice(delivery.url, reason) });
+    await disabledNotice.mailer.send({
+      to: holder.email,
+      ...disabledNotice.compose(delivery.url, reason),
+    });
   }
 }
 
@@ -379,22 +384,4 @@ export function whyNotSent(
   if (!scope) return "the campaign left the key's scope";
   if (!scope.live) return 'the campaign was deleted';
   return undefined;
-}
-
-function disabledNotice(url: string, reason: 'gone' | 'failing') {
-  const why =
-    reason === 'gone'
-      ? 'it answered 410 Gone / endpoint menjawab 410 Gone'
-      : `it failed for ${DISABLE_AFTER_FAILING_DAYS} days without a success / gagal selama ${DISABLE_AFTER_FAILING_DAYS} hari tanpa satu pun keberhasilan`;
-  return {
-    subject:
-      'Endpoint notifikasi Hadir dinonaktifkan / Your Hadir notification endpoint was disabled',
-    text: [
-      `Endpoint ${url} dinonaktifkan karena ${why.split(' / ')[1]}.`,
-      'Aktifkan lagi di portal (halaman kunci Anda); peristiwa yang terlewat akan dikirim.',
-      '',
-      `Your endpoint ${url} was disabled because ${why.split(' / ')[0]}.`,
-      "Enable it again on your key's page in the portal; the events it missed will follow.",
-    ].join('\n'),
-  };
 }

@@ -1,6 +1,5 @@
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
-import type { Mailer } from '../mail/mailer.ts';
 import {
   DEFAULT_CONCURRENCY,
   DeliveryWorker,
@@ -19,7 +18,8 @@ export interface NotificationSettings {
   store: Store;
   clock: Clock;
   keySealKey: Buffer;
-  mailer: Mailer;
+  /** Tells a holder their endpoint was turned off. */
+  disabledNotice: NonNullable<DeliveryWorkerOptions['disabledNotice']>;
   sender: SenderOptions;
   onOutcome?: DeliveryWorkerOptions['onOutcome'];
   onError: (error: unknown) => void;
@@ -64,7 +64,7 @@ export function startNotifications(settings: NotificationSettings): {
     clock: settings.clock,
     sealKey: webhookSealKey(settings.keySealKey),
     sender: { ...settings.sender, agents },
-    mailer: settings.mailer,
+    disabledNotice: settings.disabledNotice,
     pollIntervalMs: woken ? WOKEN_POLL_MS : POLL_MS,
     ...(settings.onOutcome ? { onOutcome: settings.onOutcome } : {}),
     ...(settings.onWarning ? { onWarning: settings.onWarning } : {}),

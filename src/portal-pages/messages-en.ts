@@ -201,6 +201,11 @@ export const en = {
       gone: 'your server answered 410 Gone',
       failing: `it failed for ${DISABLE_AFTER_FAILING_DAYS} days without one success`,
     } as Record<string, string>,
+    disabledMail: {
+      subject: 'Your Hadir notification endpoint was disabled',
+      text: (url: string, why: string) =>
+        `Your endpoint ${url} was disabled because ${why}.\nEnable it again on your key's page in the portal; the events it missed will follow.`,
+    },
     oldSecretUntil: (until: string) => `The previous secret also signs until ${until}.`,
     log: 'Delivery log',
     test: 'Send a test event',

@@ -192,6 +192,11 @@ export const id: Messages = {
       gone: 'server Anda menjawab 410 Gone',
       failing: `gagal selama ${DISABLE_AFTER_FAILING_DAYS} hari tanpa satu pun keberhasilan`,
     },
+    disabledMail: {
+      subject: 'Endpoint notifikasi Hadir dinonaktifkan',
+      text: (url, why) =>
+        `Endpoint ${url} dinonaktifkan karena ${why}.\nAktifkan lagi di portal (halaman kunci Anda); peristiwa yang terlewat akan dikirim.`,
+    },
     oldSecretUntil: (until) => `Rahasia sebelumnya juga menandatangani hingga ${until}.`,
     log: 'Catatan pengiriman',
     test: 'Kirim peristiwa uji',

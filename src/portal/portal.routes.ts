@@ -35,16 +35,6 @@ import type { ClientContext, PortalService, SessionPrincipal } from './portal.se
 /** Portal request bodies are small; anything larger is refused before it is read. */
 export const PORTAL_BODY_LIMIT_BYTES = 4 * 1024;
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    principal?: SessionPrincipal;
-  }
-  interface FastifyContextConfig {
-    /** Routes a session may use while its account must change its password first. */
-    allowedBeforePasswordChange?: boolean;
-  }
-}
-
 /** Where a portal request came from, for throttles and the audit log. */
 export function clientOf(request: FastifyRequest, deviceLabel?: string): ClientContext {
   return {

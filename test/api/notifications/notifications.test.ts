@@ -1,133 +1,36 @@
+// What the notifications tell: the events, their bodies and signatures, and whom they reach.
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Store } from '../../../src/db/connect.ts';
+import { describe, expect, it } from 'vitest';
 import { importDocument } from '../../../src/import/import.service.ts';
 import { EVENT_TYPES } from '../../../src/journal/events.ts';
-import { CHANGE_WINDOW_MS, recordEvents } from '../../../src/journal/journal.repository.ts';
+import { CHANGE_WINDOW_MS } from '../../../src/journal/journal.repository.ts';
 import { replaceKeyScope, revokeKey } from '../../../src/keys/keys.service.ts';
-import type { Mailer, MailMessage } from '../../../src/mail/mailer.ts';
-import { settleDeliveries } from '../../../src/notifications/deliveries.repository.ts';
-import { newestDeliveryId } from '../../../src/notifications/delivery-log.repository.ts';
-import { DeliveryWorker, SECRET_UNREADABLE } from '../../../src/notifications/delivery-worker.ts';
 import {
   addEndpoint,
-  type EndpointSettings,
-  enableEndpoint,
   listDeliveries,
-  redeliver,
-  removeEndpoint,
   rotateSecret,
   sendTestEvent,
   TEST_EVENT_INTERVAL_MS,
   TestEventTooSoon,
 } from '../../../src/notifications/endpoints.service.ts';
 import { noticeExpiringKeys } from '../../../src/notifications/housekeeping.ts';
-import { listenUrlOf } from '../../../src/notifications/notifications.ts';
-import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../../src/notifications/retry-schedule.ts';
-import { webhookSealKey } from '../../../src/notifications/signing.ts';
-import { deliveryWakeUps } from '../../../src/notifications/wake-ups.ts';
 import { eraseRespondents } from '../../../src/removals/erasure.service.ts';
-import { TEST_SECRETS } from '../../helpers/app.ts';
-import { ManualClock } from '../../helpers/clock.ts';
 import { eventContract } from '../../helpers/event-contract.ts';
-import { createTestKey, seedCampaign } from '../../helpers/factories.ts';
-import { TestReceiver } from '../../helpers/receiver.ts';
-import { createTestStore, ENGINES, openTestStore } from '../../helpers/stores.ts';
-import { until } from '../../helpers/until.ts';
-
-const DAY = 24 * 3_600_000;
-const SEAL = webhookSealKey(TEST_SECRETS.keySealKey);
-
-const respondent = (id: string, minute: number, answers: Record<string, unknown> = {}) => ({
-  id,
-  submittedAt: new Date(Date.UTC(2026, 10, 1, 0, minute)).toISOString(),
-  attendanceStatus: 'YES' as const,
-  answers,
-});
-
-class KeptMail implements Mailer {
-  readonly sent: MailMessage[] = [];
-  async send(message: MailMessage) {
-    this.sent.push(message);
-  }
-  close() {}
-}
-
-/** A store, a clock at the real time (signatures are checked against it), a receiver, a worker. */
-async function setUp(engine: (typeof ENGINES)[number]) {
-  const store = await createTestStore(engine);
-  const clock = new ManualClock(Date.now());
-  const receiver = await TestReceiver.start();
-  const mail = new KeptMail();
-  await seedCampaign(store, clock, {
-    id: 'nikah',
-    fields: [
-      { key: 'nama', type: 'TEXT' },
-      { key: 'menu', type: 'RADIO' },
-    ],
-    respondents: ['r1', 'r2', 'r3'].map((id, n) =>
-      respondent(id, n, { nama: `Tamu ${id}`, menu: 'Sate' }),
-    ),
-  });
-  await seedCampaign(store, clock, { id: 'lain', respondents: [respondent('x1', 1)] });
-  const key = await createTestKey(store, clock, [{ campaignId: 'nikah', fields: ['menu'] }], {
-    expiresAt: clock.now() + 365 * DAY,
-  });
-  const settings: EndpointSettings = {
-    store,
-    clock,
-    sealKey: SEAL,
-    allowPrivateNetworks: true,
-    actor: 'operator',
-  };
-  const { endpoint, secret } = await addEndpoint(settings, { keyId: key.id, url: receiver.url });
-  const worker = new DeliveryWorker({
-    store,
-    clock,
-    sealKey: SEAL,
-    sender: {
-      resolve: () => Promise.reject(new Error('tests resolve no names')),
-      allowPrivateNetworks: true,
-      timeoutMs: 2_000,
-    },
-    random: () => 0.5,
-    mailer: mail,
-  });
-  return { store, clock, receiver, mail, key, settings, endpoint, secret, worker };
-}
-
-type World = Awaited<ReturnType<typeof setUp>>;
-
-/** Queues a webhook.test as the outbox takes it, without the holder's once-per-interval limit. */
-async function queueTestEvent(w: World, endpointId: string): Promise<string> {
-  return w.store.db.transaction().execute(async (trx) => {
-    await recordEvents(
-      trx,
-      [{ type: 'webhook.test', endpointId, data: { endpointId } }],
-      w.clock.now(),
-    );
-    return newestDeliveryId(trx, endpointId);
-  });
-}
-
-async function deliveriesOf(store: Store) {
-  return store.db.selectFrom('webhook_deliveries').selectAll().orderBy('created_at').execute();
-}
+import { createTestKey } from '../../helpers/factories.ts';
+import {
+  DAY,
+  deliveriesOf,
+  queueTestEvent,
+  respondent,
+  useNotificationWorld,
+  type World,
+} from '../../helpers/notification-world.ts';
+import { ENGINES } from '../../helpers/stores.ts';
 
 describe.each(ENGINES)('change notifications on %s', (engine) => {
   let w: World;
-  beforeAll(async () => {
-    w = await setUp(engine);
-  });
-  afterAll(async () => {
-    await w.receiver.close();
-    await w.store.close();
-  });
-  afterEach(() => {
-    w.receiver.received.length = 0;
-    w.receiver.answer = () => 204;
-    // Each test starts after a quiet spell: its first change is told of at once.
-    w.clock.advance(CHANGE_WINDOW_MS);
+  useNotificationWorld(engine, (world) => {
+    w = world;
   });
 
   it('sends a signed respondents.changed for an import, with counts and no answer', async () => {
@@ -310,104 +213,6 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
     ]);
   });
 
-  it('treats a redirect as a failure and never follows it', async () => {
-    let redirected = 0;
-    w.receiver.answer = (request) => {
-      if (request.path === '/elsewhere') redirected += 1;
-      return { status: 302, headers: { location: '/elsewhere' } };
-    };
-    const id = await queueTestEvent(w, w.endpoint.id);
-    await w.worker.runOnce();
-    expect(redirected).toBe(0);
-    const [delivery] = (await listDeliveries(w.settings, w.endpoint.id)).filter((d) => d.id === id);
-    expect(delivery).toMatchObject({ state: 'pending', attempts: 1, lastStatus: 302 });
-    // Not to be retried by the next test's worker runs.
-    await w.store.db.deleteFrom('webhook_deliveries').where('id', '=', id).execute();
-  });
-
-  it('retries on the schedule with one message id, then gives up after 10 tries', async () => {
-    w.receiver.answer = () => 503;
-    const id = await queueTestEvent(w, w.endpoint.id);
-    const start = w.clock.now();
-    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      expect(await w.worker.runOnce()).toBe(1);
-      const row = await w.store.db
-        .selectFrom('webhook_deliveries')
-        .selectAll()
-        .where('id', '=', id)
-        .executeTakeFirstOrThrow();
-      expect(Number(row.attempts)).toBe(attempt);
-      const delay = RETRY_DELAYS_MS[attempt - 1];
-      if (delay === undefined) {
-        expect(row.state).toBe('failed');
-        break;
-      }
-      // random() = 0.5: the middle of the jitter, the schedule's own delay.
-      expect(Number(row.next_attempt_at) - w.clock.now()).toBe(delay);
-      w.clock.advance(delay - 1);
-      expect(await w.worker.runOnce()).toBe(0);
-      w.clock.advance(1);
-    }
-    expect(new Set(w.receiver.received.map((got) => got.headers['webhook-id']))).toEqual(
-      new Set([id]),
-    );
-    expect(w.receiver.received).toHaveLength(MAX_ATTEMPTS);
-    expect(w.clock.now() - start).toBe(RETRY_DELAYS_MS.reduce((sum, delay) => sum + delay, 0));
-    // Redelivered by hand: the same id again, and it now succeeds.
-    w.receiver.answer = () => 200;
-    expect(await redeliver(w.settings, w.endpoint.id, { failedSince: start })).toBe(1);
-    await w.worker.runOnce();
-    expect(w.receiver.received.at(-1)?.headers['webhook-id']).toBe(id);
-  });
-
-  it('disables an endpoint failing for 5 days, mails its holder, and resumes on enable', async () => {
-    w.receiver.answer = () => 500;
-    await queueTestEvent(w, w.endpoint.id);
-    await w.worker.runOnce();
-    w.clock.advance(5 * DAY);
-    await queueTestEvent(w, w.endpoint.id);
-    await w.worker.runOnce();
-    const endpoint = await w.store.db
-      .selectFrom('webhook_endpoints')
-      .selectAll()
-      .where('id', '=', w.endpoint.id)
-      .executeTakeFirstOrThrow();
-    expect(endpoint.disabled_reason).toBe('failing');
-    expect(w.mail.sent.at(-1)).toMatchObject({ to: w.key.account.email });
-    expect(w.mail.sent.at(-1)?.text).toContain(w.receiver.url);
-    // Events while disabled wait.
-    w.receiver.answer = () => 204;
-    w.receiver.received.length = 0;
-    await importDocument(w.store, w.clock, {
-      respondents: [{ ...respondent('r9', 30), campaignId: 'nikah' }],
-    });
-    w.clock.advance(DAY);
-    expect(await w.worker.runOnce()).toBe(0);
-    await enableEndpoint(w.settings, w.endpoint.id);
-    while ((await w.worker.runOnce()) > 0) {}
-    expect(
-      w.receiver
-        .events()
-        .map((event) => event.type)
-        .sort(),
-    ).toEqual(['respondents.changed', 'webhook.test', 'webhook.test']);
-  });
-
-  it('disables an endpoint at once on 410 Gone', async () => {
-    w.receiver.answer = () => 410;
-    await queueTestEvent(w, w.endpoint.id);
-    await w.worker.runOnce();
-    const endpoint = await w.store.db
-      .selectFrom('webhook_endpoints')
-      .select(['disabled_reason'])
-      .where('id', '=', w.endpoint.id)
-      .executeTakeFirstOrThrow();
-    expect(endpoint.disabled_reason).toBe('gone');
-    w.receiver.answer = () => 204;
-    await enableEndpoint(w.settings, w.endpoint.id);
-    await w.worker.runOnce();
-  });
-
   it('tells of a key about to expire, once for 7 days and once for 1', async () => {
     const expiring = await createTestKey(w.store, w.clock, [{ campaignId: 'nikah', fields: [] }], {
       expiresAt: w.clock.now() + 6 * DAY,
@@ -421,68 +226,6 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
     const notices = w.receiver.events().filter((event) => event.type === 'key.expiring');
     expect(notices.map((event) => event.data.daysLeft).sort()).toEqual([1, 6]);
     expect(notices.map((event) => event.data.keyId)).toEqual([expiring.id, expiring.id]);
-  });
-
-  it('does not let a claim that outlived its lease overwrite a later attempt', async () => {
-    const id = await queueTestEvent(w, w.endpoint.id);
-    w.receiver.answer = () => 503;
-    await w.worker.runOnce();
-    // A worker that claimed attempt 1 and comes back after attempt 2 was made elsewhere.
-    await w.store.db
-      .updateTable('webhook_deliveries')
-      .set({ attempts: 2 })
-      .where('id', '=', id)
-      .execute();
-    await settleDeliveries(w.store, [
-      {
-        delivery: { id, attempts: 1 },
-        outcome: { state: 'delivered', at: w.clock.now() },
-        attempt: { status: 204, error: null, durationMs: 1 },
-      },
-    ]);
-    const row = await w.store.db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ state: 'pending', last_status: 503 });
-    await w.store.db.deleteFrom('webhook_deliveries').where('id', '=', id).execute();
-  });
-
-  it('keeps at most the set number of requests in flight, overall and to one endpoint', async () => {
-    const others = [];
-    for (const path of ['/a', '/b']) {
-      others.push(
-        (await addEndpoint(w.settings, { keyId: w.key.id, url: w.receiver.url + path })).endpoint,
-      );
-    }
-    const endpoints = [w.endpoint, ...others];
-    for (const endpoint of endpoints) {
-      for (let n = 0; n < 4; n++) await queueTestEvent(w, endpoint.id);
-    }
-    const worker = (concurrency: number) =>
-      new DeliveryWorker({
-        store: w.store,
-        clock: w.clock,
-        sealKey: SEAL,
-        sender: {
-          resolve: () => Promise.reject(new Error('tests resolve no names')),
-          allowPrivateNetworks: true,
-          timeoutMs: 2_000,
-        },
-        concurrency,
-        perEndpoint: 2,
-      });
-    try {
-      // Three endpoints at two each could take six: the overall bound of five holds.
-      expect(await worker(5).runOnce()).toBe(5);
-      // With room for eight, each endpoint's bound of two holds.
-      expect(await worker(8).runOnce()).toBe(6);
-      expect(await worker(8).runOnce()).toBe(1);
-      expect(w.receiver.received).toHaveLength(12);
-    } finally {
-      for (const endpoint of others) await removeEndpoint(w.settings, endpoint.id);
-    }
   });
 
   it('tells of a steady stream of commits about once a second per campaign, and of every removal', async () => {
@@ -549,50 +292,6 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
     expect(w.receiver.received).toHaveLength(2);
   });
 
-  it('fails, on the schedule and saying why, a delivery whose secret the server cannot open', async () => {
-    const warnings: string[] = [];
-    const errors: unknown[] = [];
-    // As after a restore on a server with another KEY_SEAL_SECRET.
-    const otherServer = new DeliveryWorker({
-      store: w.store,
-      clock: w.clock,
-      sealKey: webhookSealKey(Buffer.alloc(32, 7)),
-      sender: {
-        resolve: () => Promise.reject(new Error('tests resolve no names')),
-        allowPrivateNetworks: true,
-        timeoutMs: 2_000,
-      },
-      random: () => 0.5,
-      onWarning: (message) => warnings.push(message),
-      onError: (error) => errors.push(error),
-    });
-    const id = await queueTestEvent(w, w.endpoint.id);
-    const row = () =>
-      w.store.db
-        .selectFrom('webhook_deliveries')
-        .selectAll()
-        .where('id', '=', id)
-        .executeTakeFirstOrThrow();
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      expect(await otherServer.runOnce()).toBe(1);
-      const now = await row();
-      expect({ attempts: Number(now.attempts), state: now.state, error: now.last_error }).toEqual({
-        attempts: attempt,
-        state: 'pending',
-        error: SECRET_UNREADABLE,
-      });
-      expect(Number(now.next_attempt_at) - w.clock.now()).toBe(RETRY_DELAYS_MS[attempt - 1]);
-      expect(await otherServer.runOnce()).toBe(0);
-      w.clock.advance(RETRY_DELAYS_MS[attempt - 1] as number);
-    }
-    expect(w.receiver.received).toEqual([]);
-    expect(warnings).toEqual([`notification endpoint ${w.endpoint.id}: ${SECRET_UNREADABLE}`]);
-    expect(errors).toEqual([]);
-    // The right server sends it at its next try.
-    await w.worker.runOnce();
-    expect(w.receiver.received.map((got) => got.headers['webhook-id'])).toEqual([id]);
-  });
-
   it('sends nothing once the key is revoked', async () => {
     await queueTestEvent(w, w.endpoint.id);
     await revokeKey(w.store, w.clock, w.key.id);
@@ -601,110 +300,11 @@ describe.each(ENGINES)('change notifications on %s', (engine) => {
   });
 
   // Runs last: the tests above between them send an event of every type, each checked here.
+
   it('sends only bodies that match the published schema of their type, of every type', () => {
     const contract = eventContract();
     const typesSent = new Set(w.receiver.everything.map((got) => contract.check(got.body)));
     expect([...typesSent].sort()).toEqual([...EVENT_TYPES].sort());
     expect([...contract.types].sort()).toEqual([...EVENT_TYPES].sort());
-  });
-});
-
-describe('two serving processes on one PostgreSQL', () => {
-  it('deliver each attempt once', async () => {
-    const w = await setUp('postgres');
-    const second = await openTestStore(w.store.url);
-    try {
-      const workers = [w.store, second].map(
-        (store) =>
-          new DeliveryWorker({
-            store,
-            clock: w.clock,
-            sealKey: SEAL,
-            sender: {
-              resolve: () => Promise.reject(new Error('no')),
-              allowPrivateNetworks: true,
-              timeoutMs: 2_000,
-            },
-            concurrency: 8,
-          }),
-      );
-      for (let n = 0; n < 60; n++) await queueTestEvent(w, w.endpoint.id);
-      w.receiver.answer = () => 204;
-      for (let round = 0; round < 20; round++) {
-        const started = await Promise.all(workers.map((worker) => worker.runOnce()));
-        if (started.every((count) => count === 0)) break;
-      }
-      const ids = w.receiver.received.map((got) => got.headers['webhook-id']);
-      expect(ids).toHaveLength(60);
-      expect(new Set(ids).size).toBe(60);
-    } finally {
-      await second.close();
-      await w.receiver.close();
-      await w.store.close();
-    }
-  });
-});
-
-describe('wake-ups on PostgreSQL', () => {
-  it('wake the workers when a commit adds deliveries, and never for a rollback', async () => {
-    const w = await setUp('postgres');
-    let wakes = 0;
-    const errors: unknown[] = [];
-    const wakeUps = deliveryWakeUps(
-      w.store.url,
-      () => {
-        wakes += 1;
-      },
-      (error) => errors.push(error),
-    );
-    try {
-      await wakeUps?.ready;
-      // Once as it starts to listen: what was committed before is not missed.
-      await until(() => wakes === 1, 'the first wake-up');
-      await queueTestEvent(w, w.endpoint.id);
-      await until(() => wakes === 2, 'the wake-up of a commit');
-      await w.store.db
-        .transaction()
-        .execute(async (trx) => {
-          await recordEvents(
-            trx,
-            [
-              {
-                type: 'webhook.test',
-                data: { endpointId: w.endpoint.id },
-                endpointId: w.endpoint.id,
-                lineageId: w.key.id,
-              },
-            ],
-            w.clock.now(),
-          );
-          throw new Error('rolled back');
-        })
-        .catch(() => {});
-      await queueTestEvent(w, w.endpoint.id);
-      // Notifications come in commit order: had the rollback sent one, it would be counted too.
-      await until(() => wakes >= 3, 'the wake-up of the next commit');
-      expect(wakes).toBe(3);
-      expect(errors).toEqual([]);
-    } finally {
-      await wakeUps?.stop();
-      await w.receiver.close();
-      await w.store.close();
-    }
-  });
-
-  it('are not made on SQLite, whose worker looks often, nor through a transaction pooler', async () => {
-    const store = await createTestStore('sqlite');
-    try {
-      expect(listenUrlOf(store, undefined)).toBeUndefined();
-    } finally {
-      await store.close();
-    }
-    const direct = 'postgres://hadir@db.example/hadir';
-    const postgres = { engine: 'postgres', url: direct } as Store;
-    expect(listenUrlOf(postgres, undefined)).toBe(direct);
-    const pooled = { engine: 'postgres', url: 'postgres://pool/hadir', transactionPooler: true };
-    expect(listenUrlOf(pooled as Store, undefined)).toBeUndefined();
-    expect(listenUrlOf(pooled as Store, direct)).toBe(direct);
   });
 });
