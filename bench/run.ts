@@ -1,4 +1,4 @@
-// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,downloads,compression,pgbouncer,distinct]
+// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,compression,pgbouncer,distinct]
 // [--against REF]: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
 // cluster; loads every case (each right after a plain node:http ceiling); loads PostgreSQL's
 // first and deepest pages in turn with a conventional Fastify + pg server, and splits the CPU of
@@ -27,6 +27,7 @@ import {
   sqliteCopy,
 } from './against.ts';
 import { measureAgents } from './agents.ts';
+import { measureAskServer } from './ask-server.ts';
 import { benchCases, clientHeaders, LIMIT, PAGE_ONE_PATH, serverEnv } from './cases.ts';
 import { measureCompression } from './compression.ts';
 import { perRequest, watchCpu } from './cpu-split.ts';
@@ -56,7 +57,7 @@ const { values: args } = parseArgs({
     only: {
       type: 'string',
       default:
-        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,downloads,compression,pgbouncer,distinct',
+        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,compression,pgbouncer,distinct',
     },
     against: { type: 'string' },
   },
@@ -400,6 +401,27 @@ async function main(): Promise<void> {
     } finally {
       await cluster.stop();
     }
+    if (parts.size === 1) return;
+  }
+  if (parts.has('ask')) {
+    log('Ask the server: a filtered page against page 1, and the hosted MCP endpoint, 10 agents');
+    const rows = [];
+    const sqlitePath = join(DATA, 'sqlite', 'ask.sqlite');
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${sqlitePath}${suffix}`, { force: true });
+    mkdirSync(join(DATA, 'sqlite'), { recursive: true });
+    rows.push(await measureAskServer('sqlite', `sqlite:${sqlitePath}`, log));
+    const cluster = await startPostgresCluster({ keepIn: join(DATA, 'postgres') });
+    try {
+      await recreateDatabase(cluster.url('postgres'), 'hadir_ask');
+      rows.push(await measureAskServer('postgres', cluster.url('hadir_ask'), log));
+    } finally {
+      await cluster.stop();
+    }
+    const day = new Date().toISOString().slice(0, 10);
+    writeFileSync(
+      join(RESULTS, `ask-server-${day}.json`),
+      `${JSON.stringify({ goals: { filteredOverUnfiltered: 0.5, hostedP95Ms: 100 }, rows }, null, 2)}\n`,
+    );
     if (parts.size === 1) return;
   }
   if (parts.has('agents')) {

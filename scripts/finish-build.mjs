@@ -22,4 +22,14 @@ const { patchRedoc } = await import(pathToFileURL(join(out, 'src/docs/docs-page.
 const redoc = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
 writeFileSync(join(out, 'src/docs/redoc.standalone.js'), patchRedoc(readFileSync(redoc, 'utf8')));
 
+// The server serves hadir-mcp's tools (the hosted MCP endpoint): the compiled workspace packages
+// it imports go beside it, where Node.js finds them from dist/, since a production install
+// (npm ci --workspaces=false) links no workspace. Their own dependencies are the server's too.
+for (const name of ['client', 'mcp']) {
+  const from = join(root, 'packages', name);
+  const to = join(out, 'node_modules', '@hadir', name);
+  cpSync(join(from, 'package.json'), join(to, 'package.json'));
+  cpSync(join(from, 'dist'), join(to, 'dist'), { recursive: true });
+}
+
 writeFileSync(join(out, '.built'), `${new Date().toISOString()}\n`);

@@ -25,6 +25,7 @@ import { createServer } from './http/server.ts';
 import { INGEST_PREFIX, type IngestSettings, ingestRoutes } from './ingest/ingest.routes.ts';
 import { KeyUsage } from './keys/key-usage.ts';
 import type { Mailer } from './mail/mailer.ts';
+import { hostedMcpRoutes } from './mcp/hosted-mcp.routes.ts';
 import { PORTAL_BODY_LIMIT_BYTES, portalRoutes } from './portal/portal.routes.ts';
 import {
   createPortalService,
@@ -47,6 +48,7 @@ export interface AppDeps {
       Pick<
         Config,
         | 'trustProxy'
+        | 'mcpAllowedOrigins'
         | 'responseCacheBytes'
         | 'maxEventLoopDelayMs'
         | 'maxConnections'
@@ -206,6 +208,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       prefix: INGEST_PREFIX,
     });
   }
+  await app.register(
+    hostedMcpRoutes({
+      store: deps.store,
+      clock: deps.clock,
+      allowedOrigins: deps.config.mcpAllowedOrigins ?? [],
+      dataPrefix: DATA_PREFIX,
+    }),
+  );
   registerReferenceRoutes(app, DATA_PREFIX);
   registerPackageRoutes(app, clientPackages, packagesFolder);
   registerHealthRoutes(app, storeProbe(stores), outage, deps.redis);

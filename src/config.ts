@@ -26,6 +26,11 @@ export interface Config {
    * development the address `serve` listens on.
    */
   readonly publicUrl?: string;
+  /**
+   * Browser origins that may call the hosted MCP endpoint (https://app.example.com), from the
+   * comma list MCP_ALLOWED_ORIGINS; none by default, so only agents that send no Origin may.
+   */
+  readonly mcpAllowedOrigins: readonly string[];
   /** Respondents of a campaign are deleted this many days after its eventDate (off when unset). */
   readonly retentionDaysAfterEvent?: number;
   /** Tombstones of removed respondents are kept this many days (the removals feed's reach). */
@@ -144,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     production: env.NODE_ENV === 'production',
     trustProxy: readTrustProxy(env.TRUST_PROXY),
     ...(env.PUBLIC_URL ? { publicUrl: readPublicUrl(env.PUBLIC_URL) } : {}),
+    mcpAllowedOrigins: readOrigins(env.MCP_ALLOWED_ORIGINS),
     ...(env.RETENTION_DAYS_AFTER_EVENT
       ? {
           retentionDaysAfterEvent: readInteger(env, 'RETENTION_DAYS_AFTER_EVENT', 0, 1, 36_500),
@@ -373,4 +379,22 @@ function readLogFormat(env: NodeJS.ProcessEnv): 'json' | 'text' {
     throw new ConfigError(`LOG_FORMAT must be json or text, got '${format}'`);
   }
   return format;
+}
+
+/** MCP_ALLOWED_ORIGINS: origins as browsers send them (scheme://host[:port]), comma-separated. */
+function readOrigins(raw: string | undefined): readonly string[] {
+  if (!raw?.trim()) return [];
+  return raw.split(',').map((text) => {
+    const origin = text.trim();
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {}
+    if (!url || url.origin !== origin || !['http:', 'https:'].includes(url.protocol)) {
+      throw new ConfigError(
+        `MCP_ALLOWED_ORIGINS must list origins such as https://app.example.com (scheme, host and port, no path), got '${origin}'`,
+      );
+    }
+    return origin;
+  });
 }

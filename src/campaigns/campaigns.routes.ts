@@ -11,10 +11,12 @@ import {
   NoQuery,
   RespondentsQuerySchema,
   RespondentsResponse,
+  SummaryQuerySchema,
   SummaryResponse,
 } from './campaigns.schemas.ts';
 import type { CampaignService } from './campaigns.service.ts';
 import type { Position } from './pages/respondent-pages.ts';
+import { narrowingOf } from './respondent-filter.ts';
 
 const DATA = { tags: ['Data'], security: [{ apiKey: [] }] };
 
@@ -62,7 +64,7 @@ export function campaignRoutes(
           description:
             'totals are not subject to the allow-list and may gain counters; breakdowns cover allow-listed RADIO and SELECT fields only. 403 for a campaign outside the scope, 404 for one that does not exist.',
           params: CampaignParams,
-          querystring: NoQuery,
+          querystring: SummaryQuerySchema,
           response: {
             200: SummaryResponse,
             ...NOT_MODIFIED,
@@ -71,7 +73,10 @@ export function campaignRoutes(
         },
       },
       async (request, reply) => {
-        const response = await serviceOf(request).summary(campaignOf(request, 'counts'));
+        const response = await serviceOf(request).summary(
+          campaignOf(request, 'counts'),
+          narrowingOf(request.query),
+        );
         recordServed(request, response, { rows: false });
         return sendTagged(request, reply, response);
       },

@@ -1,5 +1,10 @@
 import { type Static, Type } from 'typebox';
 import { CursorParam, limitParam, PageMetaSchema, PageParam } from '../paging/page-schemas.ts';
+import {
+  ANSWER_PARAMETER_PATTERN,
+  MAX_FILTER_VALUE_LENGTH,
+  MAX_FILTER_VALUES,
+} from './respondent-filter.ts';
 
 export const DEFAULT_PAGE_LIMIT = 50;
 
@@ -15,9 +20,39 @@ export const CampaignParams = Type.Object(
 
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
+/** `attendanceStatus`: only respondents with one of these statuses. */
+const AttendanceStatusParam = Type.Optional(
+  Type.String({
+    minLength: 1,
+    maxLength: 20,
+    description:
+      'Only respondents with this attendance: YES, NO or MAYBE, or a comma list of them (YES,MAYBE).',
+  }),
+);
+
+/**
+ * `answers[<fieldKey>]` and `answers[<fieldKey>][contains]`, by the pattern of their names: a
+ * value given once or repeated (any of them).
+ */
+const answerFilters = {
+  patternProperties: {
+    [ANSWER_PARAMETER_PATTERN]: Type.Array(
+      Type.String({ minLength: 1, maxLength: MAX_FILTER_VALUE_LENGTH }),
+      { maxItems: MAX_FILTER_VALUES },
+    ),
+  },
+};
+
+/** The filters of a summary: only the matching respondents are counted. */
+export const SummaryQuerySchema = Type.Object(
+  { attendanceStatus: AttendanceStatusParam },
+  { additionalProperties: false, ...answerFilters },
+);
+
 /** Spec, GET …/respondents query parameters. Unknown parameters are rejected, not ignored. */
 export const RespondentsQuerySchema = Type.Object(
   {
+    attendanceStatus: AttendanceStatusParam,
     page: PageParam,
     limit: limitParam(DEFAULT_PAGE_LIMIT, 'Rows'),
     cursor: CursorParam,
@@ -29,7 +64,7 @@ export const RespondentsQuerySchema = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, ...answerFilters },
 );
 export type RespondentsQueryInput = Static<typeof RespondentsQuerySchema>;
 

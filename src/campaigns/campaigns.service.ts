@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Store } from '../db/store.ts';
 import { ApiError } from '../errors.ts';
 import {
@@ -7,7 +8,7 @@ import {
 } from '../http/response-cache.ts';
 import { toIso } from '../instant.ts';
 import type { AuthenticatedKey } from '../keys/keys.service.ts';
-import type { PageQuery, Paging } from '../paging/page-query.ts';
+import type { Narrowing, PageQuery, Paging } from '../paging/page-query.ts';
 import { isRecordId } from '../record-ids.ts';
 import { SameWave, SingleFlight } from '../single-flight.ts';
 import type { Speedups } from '../speedups.ts';
@@ -25,6 +26,8 @@ import {
 import type { Campaign, Summary } from './campaigns.schemas.ts';
 import type { Projection } from './field-projection.ts';
 import type { Position, ProjectedRespondent, RespondentPages } from './pages/respondent-pages.ts';
+import { filterOf, narrowingIdentity, type RespondentFilter } from './respondent-filter.ts';
+import { type MatchedTotals, tallyMatches } from './respondent-matches.ts';
 import { ScopeProjections } from './scope-projections.ts';
 
 /**
@@ -81,7 +84,9 @@ export interface CampaignService {
   listCampaigns(key: AuthenticatedKey): Promise<CachedResponse>;
   /** The allow-listed fields' definitions, in form order (fields outside it stay unnamed). */
   fields(access: CampaignAccess): Promise<CachedResponse>;
-  summary(access: CampaignWithCounts): Promise<CachedResponse>;
+  /** The summary of every respondent, or of those the filters of `narrowing` match. */
+  summary(access: CampaignWithCounts, narrowing: Narrowing): Promise<CachedResponse>;
+  /** One page of respondents; of those its filters match, when it has any (see RespondentFilter). */
   respondents(access: CampaignAccess, query: PageQuery<Position>): Promise<CachedResponse>;
   /**
    * A whole campaign as the key may read it, for a file: its questions the key may read, in form
@@ -112,6 +117,12 @@ function buildSummary(
   campaign: CampaignRecord,
   projection: Projection,
   rows: readonly BreakdownRow[],
+  totals: MatchedTotals = {
+    responses: campaign.responses,
+    attending: campaign.attending,
+    notAttending: campaign.notAttending,
+    maybe: campaign.maybe,
+  },
 ): Summary {
   const counts = new Map<string, Record<string, number>>();
   for (const row of rows) {
@@ -130,12 +141,7 @@ function buildSummary(
   }
   return {
     campaign: { id: campaign.id, slug: campaign.slug, title: campaign.title },
-    totals: {
-      responses: campaign.responses,
-      attending: campaign.attending,
-      notAttending: campaign.notAttending,
-      maybe: campaign.maybe,
-    },
+    totals: { ...totals },
     breakdowns,
   };
 }
@@ -173,6 +179,7 @@ export function createCampaignService(
   // A key's campaign list, likewise: requests that share a read share its serialised bytes too.
   const scopeReads = new SingleFlight<readonly CampaignRecord[]>(sharing);
   const campaignLists = new WeakMap<readonly CampaignRecord[], CachedResponse>();
+  const questions = new ReadableQuestions(store);
 
   /** Spec, Errors rule 1: 404 for no such (or a deleted) campaign, 403 for one outside the scope. */
   async function access(
@@ -232,6 +239,17 @@ export function createCampaignService(
     );
   }
 
+  /** A summary of the respondents `narrow` matches, counted in the store. */
+  async function filteredSummary(
+    campaign: CampaignRecord,
+    projection: Projection,
+    narrow: RespondentFilter,
+  ): Promise<Summary> {
+    const { choiceKeys } = await questions.of(campaign, projection);
+    const { totals, counts } = await tallyMatches(store, campaign.id, narrow, choiceKeys);
+    return buildSummary(campaign, projection, counts, totals);
+  }
+
   return {
     resolve<N extends CampaignNeed>(
       key: AuthenticatedKey,
@@ -287,22 +305,70 @@ export function createCampaignService(
       return response;
     },
 
-    async summary({ campaign, projection, counts }) {
-      const cacheKey = `summary\u0000${campaign.id}\u0000${campaign.version}\u0000${projection.identity}`;
+    async summary({ campaign, projection, counts }, narrowing) {
+      const narrow = await questions.filter(campaign, projection, narrowing);
+      const cacheKey = `summary\u0000${campaign.id}\u0000${campaign.version}\u0000${projection.identity}\u0000${narrowingIdentity(narrowing)}`;
       return cache.get(cacheKey, async () => {
-        const summary = buildSummary(campaign, projection, counts);
+        const summary = narrow
+          ? await filteredSummary(campaign, projection, narrow)
+          : buildSummary(campaign, projection, counts);
         return toCachedResponse(summary, { fieldKeys: Object.keys(summary.breakdowns), rows: 0 });
       });
     },
 
     async respondents({ campaign, projection }, resolved) {
       const campaignId = campaign.id;
+      const narrow = await questions.filter(campaign, projection, resolved.narrowing);
       const { after } = resolved;
       const place = after
         ? `cursor:${after.submittedAt}\u0000${after.id}\u0000${resolved.page}`
         : `page:${resolved.page}`;
-      const cacheKey = `respondents\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}\u0000${resolved.sinceMs ?? ''}\u0000${place}\u0000${resolved.limit}`;
-      return cache.get(cacheKey, () => pages.read(campaign, projection.fieldKeys, resolved));
+      const cacheKey = `respondents\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}\u0000${resolved.sinceMs ?? ''}\u0000${place}\u0000${resolved.limit}\u0000${narrowingIdentity(resolved.narrowing)}`;
+      return cache.get(cacheKey, () =>
+        pages.read(campaign, projection.fieldKeys, resolved, narrow),
+      );
     },
   };
+}
+
+/**
+ * The questions of a campaign's form a key may read, by campaign version and allow-list: what a
+ * filter may name, and which of them a filtered summary breaks down.
+ */
+class ReadableQuestions {
+  readonly #store: Store;
+  readonly #known = new LRUCache<
+    string,
+    { keys: ReadonlySet<string>; choiceKeys: readonly string[] }
+  >({ max: 1_000 });
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  async of(campaign: CampaignRecord, projection: Projection) {
+    const cacheKey = `${campaign.id}\u0000${campaign.version}\u0000${projection.identity}`;
+    let known = this.#known.get(cacheKey);
+    if (!known) {
+      const fields = await findFieldDefinitions(this.#store, campaign.id, projection.fieldKeys);
+      known = {
+        keys: new Set(fields.map((field) => field.key)),
+        choiceKeys: fields
+          .filter((field) => field.type === 'RADIO' || field.type === 'SELECT')
+          .map((field) => field.key),
+      };
+      this.#known.set(cacheKey, known);
+    }
+    return known;
+  }
+
+  /** The filter `narrowing` asks for, checked against these questions; undefined for none. */
+  async filter(
+    campaign: CampaignRecord,
+    projection: Projection,
+    narrowing: Narrowing,
+  ): Promise<RespondentFilter | undefined> {
+    if (narrowing.length === 0) return undefined;
+    return filterOf(narrowing, (await this.of(campaign, projection)).keys);
+  }
 }

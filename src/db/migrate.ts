@@ -31,6 +31,7 @@ import * as ingest from './migrations/0014-ingest.ts';
 import * as changeWindows from './migrations/0015-change-windows.ts';
 import * as respondentChanges from './migrations/0016-respondent-changes.ts';
 import * as erasureHolds from './migrations/0017-erasure-holds.ts';
+import * as answerValues from './migrations/0018-answer-values.ts';
 import { unreachableReason } from './store-errors.ts';
 
 interface EngineMigration {
@@ -58,6 +59,7 @@ const MIGRATIONS = {
   '0015-change-windows': changeWindows,
   '0016-respondent-changes': respondentChanges,
   '0017-erasure-holds': erasureHolds,
+  '0018-answer-values': answerValues,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {

@@ -5,7 +5,7 @@ import type { Database } from './schema.ts';
 import type { Compaction } from './store.ts';
 
 /** The tables that hold answers, or values taken from them. */
-const ANSWER_TABLES = ['respondents', 'answer_counts'];
+const ANSWER_TABLES = ['respondents', 'answer_counts', 'answer_values'];
 
 const POLL_MS = 100;
 

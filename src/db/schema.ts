@@ -17,6 +17,7 @@ export interface Database {
   campaign_fields: CampaignFieldsTable;
   respondents: RespondentsTable;
   answer_counts: AnswerCountsTable;
+  answer_values: AnswerValuesTable;
   api_keys: ApiKeysTable;
   key_scopes: KeyScopesTable;
   audit_log: AuditLogTable;
@@ -101,6 +102,17 @@ export interface RespondentsTable {
   submitted_at: number;
   attendance_status: AttendanceStatus;
   answers: string;
+}
+
+/**
+ * Each answer's values lower-cased, one row per value (a choice of a multi-select, each), for the
+ * data API's filters; maintained by triggers (see 0018-answer-values.ts).
+ */
+export interface AnswerValuesTable {
+  campaign_id: string;
+  field_key: string;
+  folded: string;
+  respondent_id: string;
 }
 
 /** Per (campaign, single-choice field, value) answer counts, maintained by triggers. */

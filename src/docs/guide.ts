@@ -36,6 +36,29 @@ Every data request is a GET; JSON in UTF-8; timestamps are ISO-8601 in UTC. Camp
 Better: follow \`meta.nextCursor\`. Pass it back alone as \`cursor=\` (instead of \`page\`: a cursor is signed and carries its \`since\` and \`limit\`; sent beside it they must be the same, or it is a 400) until it is \`null\`. A respondent who edits while you page moves to the end; page numbers then skip one row, a cursor never does.`,
   },
   {
+    id: 'filters',
+    title: 'Ask the server: filters',
+    markdown: `\`respondents\` and \`summary\` take filters, matched by the service: one request instead of a walk through every page.
+
+- \`attendanceStatus=YES\` or \`YES,MAYBE\`.
+- \`answers[FIELD_KEY]=VALUE\`: the answer equals the value, case ignored; repeated, any of the values. A multi-select answer matches when one of its choices does.
+- \`answers[FIELD_KEY][contains]=TEXT\`: the answer holds the text, case ignored.
+
+Every filter must hold (at most 20 values, each up to 100 characters). On respondents \`meta.total\` counts the matches and paging is unchanged; \`meta.nextCursor\` carries the filters (follow it alone). On summary, totals and breakdowns count the matches only. A filter on a field your key may not read, never served, or not in the form is refused with \`400 invalid_parameter\`, in the same words whichever it is.`,
+  },
+  {
+    id: 'agents',
+    title: 'Agents: the hosted MCP endpoint',
+    markdown: `Agents use the Model Context Protocol at \`POST https://HOST/developer/mcp\` (Streamable HTTP, no session), with your API key as bearer token: nothing to install. Its read-only tools (list_campaigns, get_summary, count_respondents, list_fields, list_respondents, list_removals) work under your key's scope, allow-list and rate limit: each data request a tool makes counts like yours. Give the host the URL and a header from the environment:
+
+\`\`\`json
+{ "mcpServers": { "hadir": { "type": "http", "url": "https://HOST/developer/mcp",
+  "headers": { "Authorization": "Bearer \${HADIR_API_KEY}" } } } }
+\`\`\`
+
+That is Claude Code's \`.mcp.json\`; Cursor takes \`url\` and \`headers\` in \`.cursor/mcp.json\`, VS Code \`"servers"\` with \`"type": "http"\` in \`.vscode/mcp.json\` (both write \`\${env:HADIR_API_KEY}\`). A missing or refused key gets \`401\` with \`WWW-Authenticate: Bearer\`; a browser origin the operator has not allowed gets \`403\`.`,
+  },
+  {
     id: 'rate-limits',
     title: 'R3: 429 and Retry-After',
     markdown: `Each key may make 120 requests per minute (\`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` on every response). On \`429 rate_limited\`, wait the number of seconds in \`Retry-After\`, then send the same request again. Do not open parallel connections to get around it. Retry 5xx with exponential backoff and a bounded number of attempts; never retry 400, 401, 403 or 404.`,

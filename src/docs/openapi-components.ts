@@ -166,3 +166,51 @@ const EVENT_SUMMARIES: Record<EventType, string> = {
   'key.expiring': 'The key expires soon: rotate it',
   'webhook.test': 'A test sent from the portal or the CLI',
 };
+
+/**
+ * The answers filters (`answers[<fieldKey>]`, `answers[<fieldKey>][contains]`) are validated by
+ * the name pattern of their query parameters, which an OpenAPI parameter list cannot show: they
+ * are described as the one deep-object parameter `answers`, beside `attendanceStatus`.
+ */
+export function declareAnswerFilters(document: OpenApiDocument): void {
+  for (const path of Object.values(document.paths)) {
+    for (const operation of Object.values(path) as Array<Operation & { parameters?: Json[] }>) {
+      const parameters = operation.parameters;
+      const at = parameters?.findIndex(
+        (parameter) => parameter.in === 'query' && parameter.name === 'attendanceStatus',
+      );
+      if (!parameters || at === undefined || at < 0) continue;
+      parameters.splice(at + 1, 0, ANSWERS_PARAMETER);
+    }
+  }
+}
+
+const FILTER_VALUES = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 100 } };
+
+const ANSWERS_PARAMETER: Json = {
+  name: 'answers',
+  in: 'query',
+  required: false,
+  style: 'deepObject',
+  explode: true,
+  description: [
+    'Only respondents whose answers pass these tests, by field key (an addition within v1):',
+    '`answers[menu]=Vegetarian`: the answer equals the value, case ignored; repeated (`answers[menu]=Sate&answers[menu]=Soto`), any of the values.',
+    '`answers[catatan][contains]=kacang`: the answer holds the text, case ignored.',
+    "A multi-select answer passes when one of its choices does; a blank answer never does. Every test must pass, as must attendanceStatus. At most 20 values in all, each 1 to 100 characters. A test on a field this key may not read (outside its allow-list, never served, or not in the campaign's form) is refused with 400 invalid_parameter, in the same words whichever it is.",
+  ].join(' '),
+  schema: {
+    type: 'object',
+    additionalProperties: {
+      oneOf: [
+        FILTER_VALUES,
+        {
+          type: 'object',
+          properties: { contains: FILTER_VALUES },
+          required: ['contains'],
+          additionalProperties: false,
+        },
+      ],
+    },
+  },
+};

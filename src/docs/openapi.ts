@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { GUIDE } from './guide.ts';
 import {
+  declareAnswerFilters,
   declareHeaders,
   eventWebhooks,
   nameSchemas,
@@ -33,6 +34,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       document.webhooks = eventWebhooks();
       nameSchemas(document);
       declareHeaders(document);
+      declareAnswerFilters(document);
       return document;
     },
     openapi: {

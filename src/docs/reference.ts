@@ -97,7 +97,7 @@ function llmsText(openapi: OpenApi): string {
 
 /** What llms.txt and the skill say of hadir-mcp. */
 const MCP_NOTE =
-  "Agents that speak the Model Context Protocol can read the data through `hadir-mcp` (installed with `npm install` from this service's `/developer/packages/`, as the portal's Get started page shows; `hadir-mcp print-config` prints the agent host's entry with absolute paths, which starts it from any folder): a read-only stdio server with the tools list_campaigns, get_summary, count_respondents, list_fields, list_respondents and list_removals; list_respondents and count_respondents filter by attendance and answers, which hadir-mcp does itself by reading the whole campaign, every request counting against the key's rate limit. It is a client of this API with one key, so the same scope, allow-list, rate limit and access log apply. It reads HADIR_BASE_URL and HADIR_API_KEY from its environment only; docs/integrating.md shows the client configuration.";
+  "For hosts that start local servers (Claude Desktop), the same tools run in `hadir-mcp`, a stdio server installed with `npm install` from this service's `/developer/packages/` (the portal's Get started page shows how); `hadir-mcp print-config` prints the host's entry with absolute paths. It reads HADIR_BASE_URL and HADIR_API_KEY from its environment only; docs/integrating.md shows the configuration.";
 
 function skillMarkdown(): string {
   return [

@@ -56,6 +56,10 @@ export function describeValidation(issue: ValidationIssue, context: string | und
       return `${name} has the wrong format`;
     case 'minLength':
       return `${name} must not be empty`;
+    case 'maxLength':
+      return `${name} must be at most ${String(issue.params.limit)} characters`;
+    case 'maxItems':
+      return `${name} may be given at most ${String(issue.params.limit)} times`;
     default:
       return `${name} ${issue.message ?? 'is invalid'}`;
   }

@@ -32,7 +32,8 @@ export function authenticateKey(
   };
 }
 
-function rejection(verification: Exclude<KeyVerification, { kind: 'valid' }>): string {
+/** Why a key is refused, in the words every way of reading data uses. */
+export function keyRejection(verification: Exclude<KeyVerification, { kind: 'valid' }>): string {
   switch (verification.kind) {
     case 'missing':
       return 'an API key is required: send Authorization: Bearer <key>';
@@ -56,7 +57,7 @@ function rejection(verification: Exclude<KeyVerification, { kind: 'valid' }>): s
 export function requireKey(request: FastifyRequest): AuthenticatedKey {
   const verification = request.keyVerification ?? { kind: 'missing' };
   if (verification.kind === 'valid') return verification.key;
-  throw new ApiError('unauthorized', rejection(verification), {
+  throw new ApiError('unauthorized', keyRejection(verification), {
     'www-authenticate': 'Bearer realm="hadir"',
   });
 }

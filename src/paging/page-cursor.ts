@@ -14,13 +14,20 @@ export interface PositionFormat<P> {
 }
 
 /**
- * Where the next page starts, and the query it continues: a cursor carries the campaign, `since`
- * and `limit` of the request that returned it, so a client may follow it alone.
+ * The query parameters that narrow a list to the items that match (its filters), each by its
+ * name and a canonical text of its value, sorted by name: what a cursor carries of them.
+ */
+export type Narrowing = ReadonlyArray<readonly [name: string, value: string]>;
+
+/**
+ * Where the next page starts, and the query it continues: a cursor carries the campaign, `since`,
+ * `limit` and filters of the request that returned it, so a client may follow it alone.
  */
 export interface PageCursor<P> {
   campaignId: string;
   sinceMs: number | undefined;
   limit: number;
+  narrowing: Narrowing;
   /** Items strictly after this place come next. */
   after: P;
   /** The page number that place begins, so that `meta.page` stays meaningful. */
@@ -33,7 +40,9 @@ export type CursorReading<P> =
   /** Not a cursor this service issued, or altered since. */
   | { kind: 'forged' };
 
-const FORMAT = 2;
+const FORMAT = 3;
+/** Cursors of a list without filters. */
+const UNFILTERED_FORMAT = 2;
 /** Cursors of the first format: no list name, a removals campaign id prefixed instead. */
 const FIRST_FORMAT = 1;
 const REMOVALS_PREFIX = 'removals\u0000';
@@ -62,17 +71,14 @@ export class CursorCodec<P> {
 
   encode(cursor: PageCursor<P>): string {
     const [at, id] = this.#format.toPair(cursor.after);
+    const fields = [cursor.campaignId, cursor.sinceMs ?? null, cursor.limit, at, id, cursor.page];
+    // A cursor of an unfiltered list keeps the shorter format it had before filters.
     const payload = Buffer.from(
-      JSON.stringify([
-        FORMAT,
-        this.#format.list,
-        cursor.campaignId,
-        cursor.sinceMs ?? null,
-        cursor.limit,
-        at,
-        id,
-        cursor.page,
-      ]),
+      JSON.stringify(
+        cursor.narrowing.length === 0
+          ? [UNFILTERED_FORMAT, this.#format.list, ...fields]
+          : [FORMAT, this.#format.list, ...fields, cursor.narrowing],
+      ),
     ).toString('base64url');
     return `${payload}.${this.#mac(payload).toString('base64url')}`;
   }
@@ -100,7 +106,8 @@ export class CursorCodec<P> {
       !Number.isSafeInteger(fields.limit) ||
       !Number.isSafeInteger(fields.at) ||
       typeof fields.id !== 'string' ||
-      !Number.isSafeInteger(fields.page)
+      !Number.isSafeInteger(fields.page) ||
+      !isNarrowing(fields.narrowing)
     ) {
       return { kind: 'forged' };
     }
@@ -113,6 +120,7 @@ export class CursorCodec<P> {
         limit: fields.limit as number,
         after: this.#format.fromPair(fields.at as number, fields.id),
         page: fields.page as number,
+        narrowing: fields.narrowing,
       },
     };
   }
@@ -125,10 +133,13 @@ export class CursorCodec<P> {
 /** A cursor's fields by name, from either format; undefined for any other shape. */
 function fieldsOf(value: unknown) {
   if (!Array.isArray(value)) return undefined;
-  if (value[0] === FORMAT && value.length === 8) {
-    const [, list, campaignId, sinceMs, limit, at, id, page] = value;
+  if (
+    (value[0] === FORMAT && value.length === 9) ||
+    (value[0] === UNFILTERED_FORMAT && value.length === 8)
+  ) {
+    const [, list, campaignId, sinceMs, limit, at, id, page, narrowing = []] = value;
     if (list !== 'respondents' && list !== 'removals' && list !== 'changes') return undefined;
-    return { list: list as PagedList, campaignId, sinceMs, limit, at, id, page };
+    return { list: list as PagedList, campaignId, sinceMs, limit, at, id, page, narrowing };
   }
   // Cursors issued before lists were named keep working to their end.
   if (value[0] === FIRST_FORMAT && value.length === 7) {
@@ -143,7 +154,21 @@ function fieldsOf(value: unknown) {
       at,
       id,
       page,
+      narrowing: [],
     };
   }
   return undefined;
+}
+
+function isNarrowing(value: unknown): value is Narrowing {
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (part) =>
+        Array.isArray(part) &&
+        part.length === 2 &&
+        typeof part[0] === 'string' &&
+        typeof part[1] === 'string',
+    )
+  );
 }

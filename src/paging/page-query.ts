@@ -1,6 +1,8 @@
 import { ApiError } from '../errors.ts';
 import { parseInstant } from '../instant.ts';
-import type { CursorCodec } from './page-cursor.ts';
+import type { CursorCodec, Narrowing } from './page-cursor.ts';
+
+export type { Narrowing } from './page-cursor.ts';
 
 /** A paged list's query as the client sent it (its schema is in page-schemas.ts). */
 export interface PageQueryInput {
@@ -11,21 +13,28 @@ export interface PageQueryInput {
 }
 
 /**
- * One page request of either list, resolved: by page number, or after the position of a cursor,
- * whose `since`, `limit` and page number it then has.
+ * One page request of a list, resolved: by page number, or after the position of a cursor,
+ * whose `since`, `limit`, filters and page number it then has.
  */
 export interface PageQuery<P> {
   page: number;
   limit: number;
   sinceMs: number | undefined;
+  /** The list's filters, as its `narrowingOf` read them (none for a list without filters). */
+  narrowing: Narrowing;
   /** Set when the request followed a cursor: items strictly after this place. */
   after?: P;
 }
 
-/** How a list is paged: the codec of its cursors, and its page size when none is asked for. */
+/**
+ * How a list is paged: the codec of its cursors, its page size when none is asked for, and, for a
+ * list with filters, how they are read from a query (each in a canonical text, so that the same
+ * filter sent beside its cursor is recognised as the same).
+ */
 export interface Paging<P> {
   cursors: CursorCodec<P>;
   defaultLimit: number;
+  narrowingOf?: (query: object) => Narrowing;
 }
 
 /** A cursor's problem, said the same way on every list. */
@@ -35,8 +44,8 @@ function refuse(message: string): never {
 
 /**
  * Resolves a client's query for a list of `campaignId`: 400 for `page` with `cursor`, for a
- * cursor this service did not issue for this list and campaign, and for a `since` or `limit`
- * sent beside a cursor that differs from the one the cursor was issued with.
+ * cursor this service did not issue for this list and campaign, and for a `since`, `limit` or
+ * filter sent beside a cursor that differs from the one the cursor was issued with.
  */
 export function readPageQuery<P>(
   campaignId: string,
@@ -45,8 +54,9 @@ export function readPageQuery<P>(
 ): PageQuery<P> {
   // The schema's date-time format runs parseInstant too, so this always succeeds here.
   const sinceMs = input.since === undefined ? undefined : parseInstant(input.since);
+  const narrowing = paging.narrowingOf?.(input) ?? [];
   if (input.cursor === undefined) {
-    return { page: input.page ?? 1, limit: input.limit ?? paging.defaultLimit, sinceMs };
+    return { page: input.page ?? 1, limit: input.limit ?? paging.defaultLimit, sinceMs, narrowing };
   }
   if (input.page !== undefined) {
     refuse("query parameters 'page' and 'cursor' cannot be combined");
@@ -67,10 +77,21 @@ export function readPageQuery<P>(
   }
   if (input.since !== undefined && sinceMs !== cursor.sinceMs) disagreement('since');
   if (input.limit !== undefined && input.limit !== cursor.limit) disagreement('limit');
-  return { page: cursor.page, limit: cursor.limit, sinceMs: cursor.sinceMs, after: cursor.after };
+  // A filter sent beside its cursor must be the cursor's; one left out is the cursor's anyway.
+  const carried = new Map(cursor.narrowing);
+  for (const [name, value] of narrowing) {
+    if (carried.get(name) !== value) disagreement(name);
+  }
+  return {
+    page: cursor.page,
+    limit: cursor.limit,
+    sinceMs: cursor.sinceMs,
+    narrowing: cursor.narrowing,
+    after: cursor.after,
+  };
 }
 
-function disagreement(what: 'since' | 'limit'): never {
+function disagreement(what: string): never {
   refuse(
     `query parameter 'cursor' was issued with another '${what}': send the cursor alone, or with the ${what} of the request that returned it`,
   );
@@ -111,6 +132,7 @@ export function nextCursorAfter<P>(
     campaignId,
     sinceMs: query.sinceMs,
     limit: query.limit,
+    narrowing: query.narrowing,
     after: page.last,
     page: query.page + 1,
   });

@@ -318,7 +318,9 @@ export const en = {
     install: 'Install it (Node.js 20 or later), from this server, in a folder of its own:',
     notBuilt: 'This server was built without its installable packages.',
     mcpTitle: 'With an AI agent (MCP)',
-    mcp: "Let an agent that speaks the Model Context Protocol read with your key: in the folder of the install, this prints the entry for its MCP configuration, with absolute paths, so that the agent's host may start it from any folder. Put your key in place of the placeholder. Its reads count against your key's rate limit.",
+    mcpHosted:
+      "Agents that speak the Model Context Protocol connect to Hadir's hosted endpoint with nothing to install: its URL, and your key as a header read from the environment (HADIR_API_KEY). The tools only read, under your key's campaigns, fields and rate limit.",
+    mcp: "Or run hadir-mcp on your machine, for hosts that start local servers: in the folder of the install, this prints the entry for its MCP configuration, with absolute paths, so that the agent's host may start it from any folder. Put your key in place of the placeholder. Its reads count against your key's rate limit.",
   },
   notFound: {
     title: 'Page not found',

@@ -311,7 +311,9 @@ export const id: Messages = {
     install: 'Pasang (Node.js 20 atau lebih baru) dari server ini, di folder tersendiri:',
     notBuilt: 'Server ini dibangun tanpa paket yang dapat dipasang.',
     mcpTitle: 'Dengan agen AI (MCP)',
-    mcp: 'Biarkan agen yang memakai Model Context Protocol membaca dengan kunci Anda: di folder pemasangan, perintah ini mencetak entri untuk konfigurasi MCP-nya, dengan path absolut, sehingga host agen boleh menjalankannya dari folder mana pun. Ganti placeholder dengan kunci Anda. Bacaannya dihitung dalam batas permintaan kunci Anda.',
+    mcpHosted:
+      'Agen yang memakai Model Context Protocol tersambung ke endpoint Hadir yang di-host tanpa memasang apa pun: URL-nya, dan kunci Anda sebagai header yang dibaca dari environment (HADIR_API_KEY). Alatnya hanya membaca, dalam kampanye, kolom dan batas permintaan kunci Anda.',
+    mcp: 'Atau jalankan hadir-mcp di mesin Anda, untuk host yang menjalankan server lokal: di folder pemasangan, perintah ini mencetak entri untuk konfigurasi MCP-nya, dengan path absolut, sehingga host agen boleh menjalankannya dari folder mana pun. Ganti placeholder dengan kunci Anda. Bacaannya dihitung dalam batas permintaan kunci Anda.',
   },
   notFound: {
     title: 'Halaman tidak ditemukan',

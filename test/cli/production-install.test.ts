@@ -17,6 +17,7 @@ import { systemClock } from '../../src/clock.ts';
 import { type ProcessSettings, settingsFor } from '../../src/process-memory.ts';
 import { exitOf, TEST_SECRET_ENV } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
+import { postMcp } from '../helpers/mcp-client.ts';
 import { spawnOwned } from '../helpers/owned-processes.ts';
 import { createTestDatabaseUrl, openTestStore } from '../helpers/stores.ts';
 
@@ -72,7 +73,7 @@ describe('a production install: npm run build, then npm ci --omit=dev --workspac
   });
 
   it('has no TypeScript tooling and no Redoc package installed', () => {
-    for (const tool of ['tsx', 'typescript', 'redoc', 'vitest', '@modelcontextprotocol/sdk']) {
+    for (const tool of ['tsx', 'typescript', 'redoc', 'vitest']) {
       expect(existsSync(join(folder, 'node_modules', tool)), tool).toBe(false);
     }
     expect(existsSync(join(folder, 'dist/src/docs/redoc.standalone.js'))).toBe(true);
@@ -111,6 +112,16 @@ describe('a production install: npm run build, then npm ci --omit=dev --workspac
       expect(campaigns.status).toBe(200);
       expect(((await campaigns.json()) as { data: Array<{ id: string }> }).data[0]?.id).toBe('c');
       expect((await fetch(`${url}/developer/v1/skill.zip`)).status).toBe(200);
+      // The hosted MCP endpoint, whose tools come from the compiled @hadir/mcp beside the server.
+      const tools = await postMcp(
+        `${url}/developer/mcp`,
+        { method: 'tools/list' },
+        { authorization: `Bearer ${key}` },
+      );
+      expect(tools.status).toBe(200);
+      expect(((await tools.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(
+        6,
+      );
       const page = await fetch(`${url}/developer/v1/docs`, { headers: { accept: 'text/html' } });
       expect(await page.text()).toContain('redoc.standalone.js');
       const redoc = await fetch(`${url}/developer/v1/docs/redoc.standalone.js`);

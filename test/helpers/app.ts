@@ -109,6 +109,8 @@ export async function startTestApp(
     maxConnections?: number;
     outageTimings?: { probeIntervalMs?: number; reportIntervalMs?: number };
     trustProxy?: string;
+    /** Browser origins the hosted MCP endpoint takes. */
+    mcpAllowedOrigins?: string[];
     requireForwardedHttps?: boolean;
     speedups?: Speedups;
     keyUsage?: KeyUsage;
@@ -155,6 +157,7 @@ export async function startTestApp(
       ...(options.maxEventLoopDelayMs ? { maxEventLoopDelayMs: options.maxEventLoopDelayMs } : {}),
       ...(options.maxConnections !== undefined ? { maxConnections: options.maxConnections } : {}),
       ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
+      ...(options.mcpAllowedOrigins ? { mcpAllowedOrigins: options.mcpAllowedOrigins } : {}),
       ...(options.speedups ? { speedups: options.speedups } : {}),
     },
     ...(options.requireForwardedHttps ? { requireForwardedHttps: true } : {}),

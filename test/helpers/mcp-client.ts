@@ -3,6 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { TestApp } from './app.ts';
 
 export const MCP_BIN = new URL('../../packages/mcp/dev/hadir-mcp', import.meta.url).pathname;
@@ -22,6 +23,26 @@ export async function connect(baseUrl: string, apiKey: string): Promise<Client> 
       command: MCP_BIN,
       env: { HADIR_BASE_URL: baseUrl, HADIR_API_KEY: apiKey },
       stderr: 'pipe',
+    }),
+  );
+  return client;
+}
+
+/**
+ * The SDK's own MCP client on the hosted endpoint, over Streamable HTTP, with the key as bearer
+ * token, as an agent host configured with a URL and a header connects. `fetch` may send each
+ * call elsewhere (another node).
+ */
+export async function connectHosted(
+  url: string,
+  apiKey: string,
+  fetch?: typeof globalThis.fetch,
+): Promise<Client> {
+  const client = new Client({ name: 'hadir-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${apiKey}` } },
+      ...(fetch ? { fetch } : {}),
     }),
   );
   return client;
@@ -59,4 +80,21 @@ export function guestsOf(
 export async function listen(t: TestApp): Promise<string> {
   await t.app.listen({ host: '127.0.0.1', port: 0 });
   return `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+}
+
+/** One JSON-RPC message POSTed to the hosted endpoint as a plain HTTP client sends it. */
+export function postMcp(
+  url: string,
+  message: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, ...message }),
+  });
 }

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSmtpMailer } from '../../src/mail/mailer.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -77,6 +78,8 @@ describe('the client packages as a partner installs them', () => {
   let key: string;
   let plainNode: string;
   let installLines: string[];
+  /** The hosted MCP entries the Get started page shows, by host. */
+  let hostedEntries: Record<string, string>;
 
   beforeAll(async () => {
     for (const name of ['client', 'sync', 'mcp', 'relay']) {
@@ -111,6 +114,18 @@ describe('the client packages as a partner installs them', () => {
     // The install lines exactly as the Get started page shows them to a signed-in holder.
     const { browser } = await signedInPages(t, smtp, 'partner@example.test');
     const page = (await browser.get('/developer/portal/start')).body;
+    hostedEntries = Object.fromEntries(
+      [...page.matchAll(/<code id="start-mcp-(claude-code|cursor|vscode)">([^<]*)<\/code>/g)].map(
+        (match) => [
+          match[1] as string,
+          (match[2] as string)
+            .replaceAll('&quot;', '"')
+            .replaceAll('&#x2F;', '/')
+            .replaceAll('&#x27;', "'")
+            .replaceAll('&amp;', '&'),
+        ],
+      ),
+    );
     installLines = [...page.matchAll(/<code id="start-(?:sdk|sync|mcp)-install">([^<]*)<\/code>/g)]
       .map((match) => (match[1] as string).replaceAll('\\\n  ', ''))
       .map((line) => line.replaceAll('&#x2F;', '/'));
@@ -119,6 +134,32 @@ describe('the client packages as a partner installs them', () => {
     if (folder) rmSync(folder, { recursive: true, force: true });
     await t?.close();
     await smtp?.close();
+  });
+
+  it('connects an agent to the hosted endpoint by the entries the Get started page shows', async () => {
+    expect(Object.keys(hostedEntries).sort()).toEqual(['claude-code', 'cursor', 'vscode']);
+    expect(hostedEntries['claude-code']).toContain(`${base}/developer/mcp`);
+    const cursor = JSON.parse(hostedEntries.cursor as string).mcpServers.hadir;
+    const vscode = JSON.parse(hostedEntries.vscode as string).servers.hadir;
+    expect(vscode.type).toBe('http');
+    for (const entry of [cursor, vscode]) {
+      // The host puts the key from its environment in place of its placeholder.
+      const headers = {
+        Authorization: (entry.headers.Authorization as string).replace(
+          `${'$'}{env:HADIR_API_KEY}`,
+          key,
+        ),
+      };
+      const agent = new Client({ name: 'host', version: '1.0.0' });
+      await agent.connect(
+        new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers } }),
+      );
+      try {
+        expect((await agent.listTools()).tools).toHaveLength(6);
+      } finally {
+        await agent.close();
+      }
+    }
   });
 
   it('installs from the addresses the Get started page shows, with plain npm', async () => {

@@ -145,7 +145,7 @@ describe('hadir-mcp against a Hadir server with the demo data', () => {
     expect(new Set(ids)).toEqual(new Set(wedding.map((row) => row.id)));
   });
 
-  it('answers "who among the guests coming to the Rina & Bayu wedding is vegetarian?" in two calls', async () => {
+  it('answers "who among the guests coming to the Rina & Bayu wedding is vegetarian?" in two calls and one request', async () => {
     const both = await createTestKey(t.store, t.clock, [
       { campaignId: WEDDING, fields: ['nama', 'menu'] },
     ]);
@@ -160,7 +160,10 @@ describe('hadir-mcp against a Hadir server with the demo data', () => {
         }>
       ).find((campaign) => campaign.id === WEDDING);
       expect(wedding_?.questions.map((question) => question.key)).toEqual(['nama', 'menu']);
-      // 2: the guests coming who chose it.
+      // 2: the guests coming who chose it, matched by the server: one data request.
+      const requests = () =>
+        t.logs.filter((line) => line.msg === 'data access' && line.keyId === both.id).length;
+      const before = requests();
       const vegetarians = await call(agent, 'list_respondents', {
         campaignId: WEDDING,
         attendanceStatus: 'YES',
@@ -172,8 +175,9 @@ describe('hadir-mcp against a Hadir server with the demo data', () => {
         (row) => row.attendanceStatus === 'YES' && row.answers.menu === 'Vegetarian',
       );
       expect(expected.length).toBeGreaterThan(10);
-      expect(body.matched).toBe(expected.length);
+      expect(body.total).toBe(expected.length);
       expect(body.nextCursor).toBeNull();
+      expect(requests() - before).toBe(1);
       const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
       expect(guestsOf(body).sort(byId)).toEqual(
         expected
@@ -280,7 +284,12 @@ describe('hadir-mcp against a Hadir server with the demo data', () => {
       cursor: first.nextCursor,
     });
     expect(other.answer.isError).toBe(true);
-    expect(other.text).toContain('That cursor belongs to another listing');
+    expect(other.text).toContain('That cursor continues a listing with other filters');
+    // Followed alone, a cursor keeps its listing's filters.
+    const alone = (
+      await call(narrow, 'list_respondents', { campaignId: WEDDING, cursor: first.nextCursor })
+    ).json();
+    expect(alone.total).toBe(expected.length);
   });
 
   it('says in words that a campaign is outside the key, and that a campaign does not exist', async () => {

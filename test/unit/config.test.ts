@@ -78,3 +78,21 @@ describe('the public address', () => {
     );
   });
 });
+
+describe('MCP_ALLOWED_ORIGINS', () => {
+  it('lists browser origins for the hosted MCP endpoint, none by default', () => {
+    expect(loadConfig({}).mcpAllowedOrigins).toEqual([]);
+    expect(
+      loadConfig({ MCP_ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:5173' })
+        .mcpAllowedOrigins,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173']);
+  });
+
+  it('refuses what a browser would never send as an origin, naming it', () => {
+    for (const wrong of ['https://app.example.com/path', 'app.example.com', 'ftp://x.example']) {
+      expect(() => loadConfig({ MCP_ALLOWED_ORIGINS: wrong })).toThrow(
+        `MCP_ALLOWED_ORIGINS must list origins such as https://app.example.com (scheme, host and port, no path), got '${wrong}'`,
+      );
+    }
+  });
+});

@@ -11,6 +11,7 @@ const cursor = {
   limit: 3,
   after: { submittedAt: 1_700_000_060_000, id: 'r2' },
   page: 2,
+  narrowing: [] as Array<[string, string]>,
 };
 
 /** A cursor signed as this service signs them, around any payload. */
@@ -29,6 +30,28 @@ describe('page cursors', () => {
     });
     const noSince = { ...cursor, sinceMs: undefined };
     expect(codec.decode(codec.encode(noSince))).toMatchObject({ cursor: noSince });
+  });
+
+  it('carry the filters of their request, and keep the shorter format without any', () => {
+    const filtered = {
+      ...cursor,
+      narrowing: [
+        ['answers[menu]', '["Vegetarian"]'],
+        ['attendanceStatus', 'YES'],
+      ] as Array<[string, string]>,
+    };
+    expect(codec.decode(codec.encode(filtered))).toEqual({
+      kind: 'valid',
+      list: 'respondents',
+      cursor: filtered,
+    });
+    const formatOf = (text: string) =>
+      JSON.parse(Buffer.from(text.split('.')[0] as string, 'base64url').toString())[0];
+    expect(formatOf(codec.encode(filtered))).toBe(3);
+    expect(formatOf(codec.encode(cursor))).toBe(2);
+    expect(
+      codec.decode(signed([3, 'respondents', 'nikah', null, 3, 1, 'r2', 2, [['a', 1]]])),
+    ).toEqual({ kind: 'forged' });
   });
 
   it('refuses one altered, signed under another key, or not signed at all', () => {
@@ -58,6 +81,7 @@ describe('page cursors', () => {
         limit: 3,
         after: { submittedAt: 60_000, id: 'r2' },
         page: 2,
+        narrowing: [],
       },
     });
     const removals = signed([1, 'removals\u0000nikah', 5, 2, 60_000, 'r2', 3]);

@@ -2432,6 +2432,14 @@ export interface operations {
     listRespondents: {
         parameters: {
             query?: {
+                /** @description Only respondents with this attendance: YES, NO or MAYBE, or a comma list of them (YES,MAYBE). */
+                attendanceStatus?: string;
+                /** @description Only respondents whose answers pass these tests, by field key (an addition within v1): `answers[menu]=Vegetarian`: the answer equals the value, case ignored; repeated (`answers[menu]=Sate&answers[menu]=Soto`), any of the values. `answers[catatan][contains]=kacang`: the answer holds the text, case ignored. A multi-select answer passes when one of its choices does; a blank answer never does. Every test must pass, as must attendanceStatus. At most 20 values in all, each 1 to 100 characters. A test on a field this key may not read (outside its allow-list, never served, or not in the campaign's form) is refused with 400 invalid_parameter, in the same words whichever it is. */
+                answers?: {
+                    [key: string]: string[] | {
+                        contains: string[];
+                    };
+                };
                 /** @description 1-based page number in decimal digits; default 1. */
                 page?: number;
                 /** @description Rows per page in decimal digits, 1 to 200; default 50, or with a cursor the cursor's. */
@@ -2572,7 +2580,16 @@ export interface operations {
     };
     getCampaignSummary: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only respondents with this attendance: YES, NO or MAYBE, or a comma list of them (YES,MAYBE). */
+                attendanceStatus?: string;
+                /** @description Only respondents whose answers pass these tests, by field key (an addition within v1): `answers[menu]=Vegetarian`: the answer equals the value, case ignored; repeated (`answers[menu]=Sate&answers[menu]=Soto`), any of the values. `answers[catatan][contains]=kacang`: the answer holds the text, case ignored. A multi-select answer passes when one of its choices does; a blank answer never does. Every test must pass, as must attendanceStatus. At most 20 values in all, each 1 to 100 characters. A test on a field this key may not read (outside its allow-list, never served, or not in the campaign's form) is refused with 400 invalid_parameter, in the same words whichever it is. */
+                answers?: {
+                    [key: string]: string[] | {
+                        contains: string[];
+                    };
+                };
+            };
             header?: never;
             path: {
                 /** @description A campaign id from GET /developer/v1/campaigns. */

@@ -1,4 +1,5 @@
 import { HadirApiError, HadirNetworkError } from './errors.js';
+import { filterQuery, type RespondentFilter } from './filters.js';
 import { backoffDelay, isRetryableStatus, retryAfterSeconds, sleep } from './retry.js';
 import type {
   Campaign,
@@ -60,6 +61,8 @@ export interface HadirClientOptions {
 export interface RespondentsOptions {
   /** Only rows modified strictly after this instant (ISO-8601 with Z or an offset). */
   since?: string;
+  /** Only the respondents that pass it, matched by the server (see RespondentFilter). */
+  filter?: RespondentFilter;
   /** Rows per request, 1 to 200 (default 200: fewest requests). */
   limit?: number;
   /**
@@ -88,12 +91,20 @@ export interface ChangesOptions {
 
 const PREFIX = '/developer/v1';
 
+/** A request's query parameters: a list is sent as the parameter repeated. */
+type Query = Record<string, string | readonly string[]>;
+
 /**
  * The query of one page: its size (200 unless given: fewest requests), since and cursor. A cursor
  * carries the size and since of its listing, so beside one only what the caller gave is sent.
  */
-function onePageQuery(options: { limit?: number; since?: string; cursor?: string }) {
-  const query: Record<string, string> = {};
+function onePageQuery(options: {
+  limit?: number;
+  since?: string;
+  cursor?: string;
+  filter?: RespondentFilter;
+}) {
+  const query: Query = filterQuery(options.filter);
   if (options.limit !== undefined || options.cursor === undefined) {
     query.limit = String(options.limit ?? 200);
   }
@@ -128,8 +139,18 @@ export class HadirClient {
     return body.data;
   }
 
-  async summary(campaignId: string, signal?: AbortSignal): Promise<Summary> {
-    return this.#get<Summary>(`/campaigns/${encodeURIComponent(campaignId)}/summary`, {}, signal);
+  /** A campaign's totals and breakdowns; of the respondents `filter` matches, when given. */
+  async summary(
+    campaignId: string,
+    options?: AbortSignal | { filter?: RespondentFilter; signal?: AbortSignal },
+  ): Promise<Summary> {
+    const { filter, signal } =
+      options instanceof AbortSignal ? { signal: options } : (options ?? {});
+    return this.#get<Summary>(
+      `/campaigns/${encodeURIComponent(campaignId)}/summary`,
+      filterQuery(filter),
+      signal,
+    );
   }
 
   /**
@@ -205,7 +226,7 @@ export class HadirClient {
     options: RespondentsOptions = {},
   ): AsyncGenerator<RespondentsPage> {
     const path = `/campaigns/${encodeURIComponent(campaignId)}/respondents`;
-    const base: Record<string, string> = { limit: String(options.limit ?? 200) };
+    const base: Query = { ...filterQuery(options.filter), limit: String(options.limit ?? 200) };
     if (options.since !== undefined) base.since = options.since;
 
     for (let pass = 1; pass <= MAX_PAGE_PASSES; pass++) {
@@ -214,9 +235,7 @@ export class HadirClient {
       let cursor: string | null | undefined = pass === 1 ? options.cursor : undefined;
       let body: RespondentsPage;
       for (let page = 1; ; page++) {
-        const query: Record<string, string> = cursor
-          ? { ...base, cursor }
-          : { ...base, page: String(page) };
+        const query: Query = cursor ? { ...base, cursor } : { ...base, page: String(page) };
         body = await this.#get<RespondentsPage>(path, query, options.signal);
         for (const row of body.data) seen.add(row.id);
         total = body.meta.total;
@@ -348,12 +367,14 @@ export class HadirClient {
 
   async #get<T>(
     path: string,
-    query: Record<string, string>,
+    query: Query,
     signal?: AbortSignal,
     conditional?: { etag: string | undefined; seen: (etag: string | undefined) => void },
   ): Promise<T> {
     const url = new URL(`${this.#options.baseUrl.replace(/\/+$/, '')}${PREFIX}${path}`);
-    for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+    for (const [name, value] of Object.entries(query)) {
+      for (const each of [value].flat()) url.searchParams.append(name, each);
+    }
     const abort = signal ?? this.#options.signal;
     const maxRetries = this.#options.maxRetries ?? 4;
     const maxWaits = this.#options.maxRateLimitWaits ?? 50;

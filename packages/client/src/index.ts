@@ -9,6 +9,7 @@ export {
   type RetryEvent,
 } from './client.js';
 export { HadirApiError, HadirNetworkError } from './errors.js';
+export type { RespondentFilter } from './filters.js';
 export type {
   AttendanceStatus,
   Campaign,

@@ -1,4 +1,4 @@
-import type { FieldDefinition, Respondent } from '@hadir/client';
+import type { FieldDefinition, RespondentFilter } from '@hadir/client';
 import { z } from 'zod';
 import { ToolProblem } from './problems.ts';
 
@@ -59,12 +59,6 @@ export type FilterInput = {
     | undefined;
 };
 
-/** A guest filter, checked against the questions the key may read. */
-export interface GuestFilter {
-  statuses: ReadonlySet<string> | undefined;
-  tests: ReadonlyArray<{ key: string; passes: (text: string) => boolean }>;
-}
-
 export function isFiltering(input: FilterInput): boolean {
   return input.attendanceStatus !== undefined || Object.keys(input.answers ?? {}).length > 0;
 }
@@ -87,30 +81,24 @@ export function readableQuestion(
   );
 }
 
-export function guestFilter(
+/**
+ * The data API's filter for a tool's filter arguments, each question checked first against those
+ * the key may read (a refusal that names them helps an agent more than the API's 400); the
+ * server does the matching.
+ */
+export function apiFilter(
   input: FilterInput,
   fields: readonly FieldDefinition[],
   campaignId: string,
-): GuestFilter {
-  const statuses =
-    input.attendanceStatus === undefined ? undefined : new Set([input.attendanceStatus].flat());
-  const tests = Object.entries(input.answers ?? {}).map(([key, test]) => {
+): RespondentFilter | undefined {
+  if (!isFiltering(input)) return undefined;
+  const answers: Record<string, string[] | { contains: string }> = {};
+  for (const [key, test] of Object.entries(input.answers ?? {})) {
     readableQuestion(key, fields, campaignId);
-    if (test.equals !== undefined) {
-      const wanted = new Set(test.equals.map((value) => value.trim().toLowerCase()));
-      return { key, passes: (text: string) => wanted.has(text.trim().toLowerCase()) };
-    }
-    const part = (test.contains ?? '').toLowerCase();
-    return { key, passes: (text: string) => text.toLowerCase().includes(part) };
-  });
-  return { statuses, tests };
-}
-
-export function passes(row: Respondent, filter: GuestFilter): boolean {
-  if (filter.statuses && !filter.statuses.has(row.attendanceStatus)) return false;
-  return filter.tests.every(({ key, passes: test }) => {
-    const value = row.fields[key] as string | string[] | undefined;
-    if (value === undefined) return false;
-    return Array.isArray(value) ? value.some(test) : test(value);
-  });
+    answers[key] = test.equals ?? { contains: test.contains ?? '' };
+  }
+  return {
+    ...(input.attendanceStatus === undefined ? {} : { attendanceStatus: input.attendanceStatus }),
+    ...(Object.keys(answers).length > 0 ? { answers } : {}),
+  };
 }

@@ -1,104 +1,57 @@
-import { createHash } from 'node:crypto';
-import type { FieldDefinition, HadirClient, Respondent } from '@hadir/client';
-import { shortest } from './answers.ts';
-import { type FilterInput, guestFilter, passes } from './guest-filter.ts';
-import type { GuestTable } from './guest-table.ts';
-import { encodePageToken } from './page-token.ts';
-import { ToolProblem } from './problems.ts';
-import { positionOf } from './tool-paging.ts';
+import type { FieldDefinition, HadirClient, RespondentFilter } from '@hadir/client';
 
-/** Every guest of a campaign (after `since`) that passes the filter, in (time, id) order. */
-export async function matchingGuests(
-  client: HadirClient,
-  campaignId: string,
-  since: string | undefined,
-  input: FilterInput,
-  fields: readonly FieldDefinition[],
-): Promise<Respondent[]> {
-  const filter = guestFilter(input, fields, campaignId);
-  const matched: Respondent[] = [];
-  const options = since === undefined ? { limit: 200 } : { limit: 200, since };
-  for await (const row of client.respondents(campaignId, options)) {
-    if (passes(row, filter)) matched.push(row);
-  }
-  return matched;
-}
-
-/** Names one filtered listing, so its cursor is not taken for another's. */
-function questionOf(campaignId: string, since: string | undefined, input: FilterInput): string {
-  const named = JSON.stringify([
-    campaignId,
-    since ?? null,
-    input.attendanceStatus ?? null,
-    input.answers ?? null,
-  ]);
-  return createHash('sha256').update(named).digest('base64url').slice(0, 16);
-}
-
-/** The guests a filtered list_respondents call matched, after those an earlier answer showed. */
-export async function matchedGuests(
-  input: FilterInput & {
-    campaignId: string;
-    since?: string | undefined;
-    cursor?: string | undefined;
-    limit?: number | undefined;
-  },
-  client: HadirClient,
-  fields: readonly FieldDefinition[],
-  table: GuestTable,
-) {
-  const question = questionOf(input.campaignId, input.since, input);
-  const position = positionOf(input.cursor, 'list_respondents');
-  if (position && (position.kind !== 'more_matches' || position.question !== question)) {
-    throw new ToolProblem(
-      'That cursor belongs to another listing: pass it with the same campaignId, since, attendanceStatus and answers it came with, or leave cursor out to start again.',
-    );
-  }
-  const matched = await matchingGuests(client, input.campaignId, input.since, input, fields);
-  const after = position?.kind === 'more_matches' ? position.after : undefined;
-  const rows = after
-    ? matched.filter(
-        (row) => row.submittedAt > after.at || (row.submittedAt === after.at && row.id > after.id),
-      )
-    : matched;
-  const most = Math.min(rows.length, input.limit ?? rows.length);
-  const bodyOf = (shown: number, valueLimit?: number) => {
-    const last = rows[shown - 1];
-    return {
-      campaignId: input.campaignId,
-      matched: matched.length,
-      columns: table.columns,
-      rows: rows.slice(0, shown).map((row) => table.rowOf(row, valueLimit)),
-      nextCursor:
-        shown < rows.length && last
-          ? encodePageToken({
-              kind: 'more_matches',
-              question,
-              after: { at: last.submittedAt, id: last.id },
-            })
-          : null,
-    };
-  };
-  return shortest(most, bodyOf);
-}
-
-/** Counts from the campaign's totals: one request, whatever its size. */
+/**
+ * Counts from the campaign's summary, of the guests `filter` matches (Hadir counts them): one
+ * request, whatever the campaign's size. Without a filter, by attendance too.
+ */
 export async function countedFromTotals(
   client: HadirClient,
   campaignId: string,
-  status: FilterInput['attendanceStatus'],
+  filter: RespondentFilter | undefined,
 ) {
-  const { totals } = await client.summary(campaignId);
+  const { totals } = await client.summary(campaignId, filter ? { filter } : {});
+  if (filter) return { campaignId, count: totals.responses };
   const maybe =
     typeof totals.maybe === 'number'
       ? totals.maybe
       : totals.responses - totals.attending - totals.notAttending;
-  const counts = { YES: totals.attending, NO: totals.notAttending, MAYBE: maybe };
-  if (status === undefined) return { campaignId, counts: { all: totals.responses, ...counts } };
-  const statuses = [status].flat();
   return {
     campaignId,
-    attendanceStatus: status,
-    count: statuses.reduce((sum, one) => sum + counts[one], 0),
+    counts: { all: totals.responses, YES: totals.attending, NO: totals.notAttending, MAYBE: maybe },
   };
+}
+
+/** Questions whose breakdown the summary gives: one answer per guest, counted by Hadir. */
+const SINGLE_CHOICE = new Set(['RADIO', 'SELECT']);
+
+/**
+ * The guests `filter` matches, counted by their answer to `grouping` (a guest with several
+ * choices counts under each), and those who left it blank. A single-choice question is counted
+ * by Hadir in one request; any other is counted here from the matching guests, which Hadir finds
+ * (a page of 200 at a time).
+ */
+export async function countByAnswer(
+  client: HadirClient,
+  campaignId: string,
+  grouping: FieldDefinition,
+  filter: RespondentFilter | undefined,
+): Promise<{ count: number; counts: Map<string, number>; blank: number }> {
+  if (SINGLE_CHOICE.has(grouping.type)) {
+    const summary = await client.summary(campaignId, filter ? { filter } : {});
+    const counts = new Map(Object.entries(summary.breakdowns[grouping.key] ?? {}));
+    const answered = [...counts.values()].reduce((sum, n) => sum + n, 0);
+    const count = summary.totals.responses;
+    return { count, counts, blank: count - answered };
+  }
+  const counts = new Map<string, number>();
+  let count = 0;
+  let blank = 0;
+  const options = filter ? { limit: 200, filter } : { limit: 200 };
+  for await (const row of client.respondents(campaignId, options)) {
+    count += 1;
+    const value = row.fields[grouping.key] as string | string[] | undefined;
+    if (value === undefined || (Array.isArray(value) && value.length === 0)) blank += 1;
+    for (const choice of [value ?? []].flat()) counts.set(choice, (counts.get(choice) ?? 0) + 1);
+  }
+  return { count, counts, blank };
 }

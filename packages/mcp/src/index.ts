@@ -1,2 +1,3 @@
+export { CampaignQuestions } from './campaign-questions.ts';
 export { createHadirMcpServer, SERVER_INFO } from './server.ts';
 export { readSettings, type Settings } from './settings.ts';

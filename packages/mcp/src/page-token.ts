@@ -1,8 +1,12 @@
+import type { RespondentFilter } from '@hadir/client';
+
 /**
- * A data API page, as asked for: after a cursor alone (it carries the `since` and page size of
- * its listing), or the first page of a listing.
+ * A data API page, as asked for: after a cursor alone (it carries the `since`, page size and
+ * filter of its listing), or the first page of a listing.
  */
-export type DataPageQuery = { cursor: string } | { limit: number; since?: string };
+export type DataPageQuery =
+  | { cursor: string; filter?: RespondentFilter }
+  | { limit: number; since?: string; filter?: RespondentFilter };
 
 /**
  * The cursor an agent passes back for the next page. Mostly it is the data API's own
@@ -12,24 +16,17 @@ export type DataPageQuery = { cursor: string } | { limit: number; since?: string
  */
 export type PagePosition =
   | { kind: 'next_page'; cursor: string }
-  | { kind: 'rest_of_page'; page: DataPageQuery; after: { at: string; id: string } }
-  /** The guests a filtered listing matched after the last one shown, for the same question. */
-  | { kind: 'more_matches'; question: string; after: { at: string; id: string } };
+  | { kind: 'rest_of_page'; page: DataPageQuery; after: { at: string; id: string } };
 
 const REST_MARK = '~';
-const MATCHES = 'matches';
 
 export function encodePageToken(position: PagePosition): string {
   if (position.kind === 'next_page') return position.cursor;
-  if (position.kind === 'more_matches') {
-    const { question, after } = position;
-    return `${REST_MARK}${Buffer.from(JSON.stringify([MATCHES, question, after.at, after.id])).toString('base64url')}`;
-  }
   const { page, after } = position;
   const fields =
     'cursor' in page
       ? [page.cursor, null, null, after.at, after.id]
-      : [null, page.limit, page.since ?? null, after.at, after.id];
+      : [null, page.limit, page.since ?? null, after.at, after.id, page.filter ?? null];
   return `${REST_MARK}${Buffer.from(JSON.stringify(fields)).toString('base64url')}`;
 }
 
@@ -43,20 +40,18 @@ export function decodePageToken(token: string): PagePosition | undefined {
     const fields = JSON.parse(
       Buffer.from(token.slice(REST_MARK.length), 'base64url').toString('utf8'),
     );
-    if (fields[0] === MATCHES) {
-      const [, question, at, id] = fields;
-      if (typeof question !== 'string' || typeof at !== 'string' || typeof id !== 'string') {
-        return undefined;
-      }
-      return { kind: 'more_matches', question, after: { at, id } };
-    }
-    const [cursor, limit, since, at, id] = fields;
+    const [cursor, limit, since, at, id, filter = null] = fields;
     if (typeof at !== 'string' || typeof id !== 'string') return undefined;
     const after = { at, id };
     if (typeof cursor === 'string') return { kind: 'rest_of_page', page: { cursor }, after };
     if (cursor !== null || !Number.isInteger(limit)) return undefined;
     if (since !== null && typeof since !== 'string') return undefined;
-    const page = since === null ? { limit } : { limit, since };
+    if (filter !== null && (typeof filter !== 'object' || Array.isArray(filter))) return undefined;
+    const page = {
+      limit,
+      ...(since === null ? {} : { since }),
+      ...(filter === null ? {} : { filter: filter as RespondentFilter }),
+    };
     return { kind: 'rest_of_page', page, after };
   } catch {
     return undefined;

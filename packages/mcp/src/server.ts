@@ -2,6 +2,7 @@ import { HadirClient } from '@hadir/client';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { guardArguments } from './argument-guard.ts';
+import { CampaignQuestions } from './campaign-questions.ts';
 import type { Settings } from './settings.ts';
 import { type ArgumentRefusal, registerTools } from './tools.ts';
 
@@ -28,6 +29,10 @@ export function createHadirMcpServer(
   options: {
     fetch?: typeof fetch;
     sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+    /** The key's questions, remembered across servers of one key (a new one otherwise). */
+    questions?: CampaignQuestions;
+    /** 429 answers one tool call waits out; RATE_LIMIT_WAITS unless given (0: none). */
+    rateLimitWaits?: number;
   } = {},
 ): McpServer {
   const server = new GuardedMcpServer(SERVER_INFO, {
@@ -40,7 +45,7 @@ export function createHadirMcpServer(
       new HadirClient({
         baseUrl: settings.baseUrl,
         apiKey: settings.apiKey,
-        maxRateLimitWaits: RATE_LIMIT_WAITS,
+        maxRateLimitWaits: options.rateLimitWaits ?? RATE_LIMIT_WAITS,
         onRateLimit: (event) =>
           progress(
             `Hadir's rate limit is reached: waiting ${event.retryAfterSeconds} s (Retry-After) before asking again`,
@@ -48,6 +53,7 @@ export function createHadirMcpServer(
         ...(options.fetch ? { fetch: options.fetch } : {}),
         ...(options.sleep ? { sleep: options.sleep } : {}),
       }),
+    options.questions ?? new CampaignQuestions(),
   );
   return server;
 }

@@ -1,4 +1,4 @@
-import { HadirApiError } from '@hadir/client';
+import { HadirApiError, type RespondentFilter } from '@hadir/client';
 import {
   type DataPageQuery,
   decodePageToken,
@@ -29,6 +29,11 @@ export async function cursorChecked<T>(tool: string, read: () => Promise<T>): Pr
       error.status === 400 &&
       error.message.includes("'cursor'")
     ) {
+      if (error.message.includes('was issued with another')) {
+        throw new ToolProblem(
+          'That cursor continues a listing with other filters: call again with the same attendanceStatus and answers it came with (or with none: it keeps them), or leave cursor out to start again.',
+        );
+      }
       throw new ToolProblem(
         `That cursor is not one ${tool} gave for this campaign: pass nextCursor exactly as it came, or leave cursor out to start from the first page.`,
       );
@@ -42,10 +47,13 @@ export function pageQuery(
   position: PagePosition | undefined,
   since: string | undefined,
   limit: number,
+  filter?: RespondentFilter,
 ): DataPageQuery {
-  if (position?.kind === 'next_page') return { cursor: position.cursor };
+  // A filter sent beside a cursor is checked by the data API against the one it carries.
+  if (position?.kind === 'next_page')
+    return { cursor: position.cursor, ...(filter ? { filter } : {}) };
   if (position?.kind === 'rest_of_page') return position.page;
-  return since === undefined ? { limit } : { limit, since };
+  return { limit, ...(since === undefined ? {} : { since }), ...(filter ? { filter } : {}) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type CachedResponse, fromJsonText, tagged } from '../../http/response-cache.ts';
 import type { CursorCodec } from '../../paging/page-cursor.ts';
-import type { PageMetaCore } from '../../paging/page-query.ts';
+import type { Narrowing, PageMetaCore } from '../../paging/page-query.ts';
 import { compileProjection, type Projection } from '../field-projection.ts';
 import { ByteWriter } from './byte-writer.ts';
 import type { Position } from './respondent-line.ts';
@@ -10,6 +10,8 @@ import { type LineParts, lineParts, positionOf, writeRespondent } from './respon
 export interface PageRequest {
   campaignId: string;
   sinceMs: number | undefined;
+  /** The filters the page's rows match, carried by its cursor. */
+  narrowing: Narrowing;
   /** Rows strictly after this position; null for the first page. */
   after: Position | null;
   limit: number;
@@ -66,7 +68,7 @@ const writer = new ByteWriter(KEPT_WRITER_BYTES);
  * The bytes are JSON.stringify's for the page's object, without a string or object per row.
  */
 export function writePage(text: string, request: PageRequest, writing: PageWriting): Page {
-  const { campaignId, sinceMs, limit, meta } = request;
+  const { campaignId, sinceMs, narrowing, limit, meta } = request;
   const projection = projectionOf(request.fieldKeys);
   const served = new Array<boolean>(projection.fieldKeys.length).fill(false);
   const escapes = text.includes('\\');
@@ -93,6 +95,7 @@ export function writePage(text: string, request: PageRequest, writing: PageWriti
         campaignId,
         sinceMs,
         limit,
+        narrowing,
         after: end,
         page: meta.page + 1,
       });

@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
 import { preparedHandOffQuery } from '../../db/prepared.ts';
-import type { HandOff } from '../../db/prepared-statements.ts';
+import { HandOff } from '../../db/prepared-statements.ts';
 import type { Store } from '../../db/store.ts';
+import type { RespondentFilter } from '../respondent-filter.ts';
+import { whereMatches } from '../respondent-matches.ts';
 import { type Position, splitLines } from './respondent-line.ts';
 
 export interface RowFilter {
@@ -10,11 +12,14 @@ export interface RowFilter {
   sinceMs?: number | undefined;
   /** Only rows strictly after this position. */
   after?: Position | null | undefined;
+  /** Only rows that pass the request's filter (matched in the store, see answerMatches). */
+  narrow?: RespondentFilter | undefined;
 }
 
 function filtered(store: Store, filter: RowFilter) {
   let query = store.db.selectFrom('respondents').where('campaign_id', '=', filter.campaignId);
   if (filter.sinceMs !== undefined) query = query.where('submitted_at', '>', filter.sinceMs);
+  query = whereMatches(store, query, filter.campaignId, filter.narrow);
   const after = filter.after;
   if (after) {
     query = query.where((eb) =>
@@ -105,6 +110,11 @@ export async function readPageText(
   limit: number,
 ): Promise<HandOff<string | null>> {
   const { campaignId, sinceMs, after } = filter;
+  if (filter.narrow) {
+    // Filters come in too many combinations to prepare each.
+    const row = await selectPageText(store, filter, limit).executeTakeFirst();
+    return new HandOff(row?.value ?? null);
+  }
   if (sinceMs === undefined) {
     return after
       ? pageQueries.after(store, campaignId, after.submittedAt, after.id, limit)

@@ -8,6 +8,7 @@ import { SingleFlight } from '../../single-flight.ts';
 import type { Speedups } from '../../speedups.ts';
 import { DEFAULT_PAGE_LIMIT } from '../campaigns.schemas.ts';
 import type { Projection } from '../field-projection.ts';
+import { narrowingIdentity, narrowingOf, type RespondentFilter } from '../respondent-filter.ts';
 import { emptyPage, type PageWriting, writePage } from './page-body.ts';
 import {
   countRespondents,
@@ -42,11 +43,15 @@ export interface PagedCampaign {
 export interface RespondentPages {
   /** How a client's query is read (see readPageQuery). */
   readonly paging: Paging<Position>;
-  /** One page's bytes, for an allow-list (the compiled projection's field keys). */
+  /**
+   * One page's bytes, for an allow-list (the compiled projection's field keys), of the rows that
+   * pass `narrow` (the query's narrowing, checked against the allow-list), or of every row.
+   */
   read(
     campaign: PagedCampaign,
     fieldKeys: readonly string[],
     query: PageQuery<Position>,
+    narrow?: RespondentFilter,
   ): Promise<CachedResponse>;
   /**
    * Every respondent of a campaign in spec order, its fields picked by `projection`, read a batch
@@ -82,6 +87,7 @@ export function createRespondentPages(
     context: PageContext,
     campaignId: string,
     query: PageQuery<Position>,
+    narrow: RespondentFilter | undefined,
   ): Promise<Position | null | undefined> {
     if (query.page === 1) return null;
     const known = context.pageEnds.get(query.page - 1);
@@ -90,7 +96,7 @@ export function createRespondentPages(
     const missing = query.page - 1 - from.page;
     const ends = await findEveryNthPosition(
       store,
-      { campaignId, sinceMs: query.sinceMs, after: from.after },
+      { campaignId, sinceMs: query.sinceMs, after: from.after, narrow },
       query.limit,
       missing,
     );
@@ -102,16 +108,22 @@ export function createRespondentPages(
   }
 
   return {
-    paging: { cursors, defaultLimit: DEFAULT_PAGE_LIMIT },
+    paging: { cursors, defaultLimit: DEFAULT_PAGE_LIMIT, narrowingOf },
 
-    async read(campaign, fieldKeys, query) {
+    async read(campaign, fieldKeys, query, narrow) {
       const campaignId = campaign.id;
-      const context = positions.context(campaignId, campaign.version, query.sinceMs, query.limit);
+      const filterIdentity = narrow ? narrowingIdentity(query.narrowing) : '';
+      const context = positions.context(
+        campaignId,
+        campaign.version,
+        `${query.sinceMs ?? ''}\u0000${filterIdentity}`,
+        query.limit,
+      );
       if (context.total === undefined) {
         context.total =
-          query.sinceMs === undefined
+          query.sinceMs === undefined && !narrow
             ? campaign.responses
-            : await countRespondents(store, { campaignId, sinceMs: query.sinceMs });
+            : await countRespondents(store, { campaignId, sinceMs: query.sinceMs, narrow });
       }
       const total = context.total;
       const meta = pageMeta(total, query);
@@ -120,16 +132,15 @@ export function createRespondentPages(
 
       const after = query.after
         ? query.after
-        : await pageStarts.run(
-            `${campaignId}\u0000${campaign.version}\u0000${query.sinceMs ?? ''}\u0000${query.limit}\u0000${query.page}`,
-            () => pageStart(context, campaignId, query),
+        : await pageStarts.run(`${context.key}\u0000${query.page}`, () =>
+            pageStart(context, campaignId, query, narrow),
           );
       if (after === undefined) return emptyPage(meta);
       const { sinceMs, limit } = query;
-      const text = await readPageText(store, { campaignId, sinceMs, after }, limit + 1);
+      const text = await readPageText(store, { campaignId, sinceMs, after, narrow }, limit + 1);
       const { response, end } = writePage(
         text.take() ?? '',
-        { campaignId, sinceMs, after, limit, fieldKeys, meta },
+        { campaignId, sinceMs, narrowing: query.narrowing, after, limit, fieldKeys, meta },
         writing,
       );
       if (end && !query.after) positions.remember(context, [[page, end]]);
@@ -151,13 +162,13 @@ export function createRespondentPages(
 }
 
 /**
- * Where pages end, remembered per (campaign version, since, limit), so that page N is read by
+ * Where pages end, remembered per (campaign version, since and filters, limit), so that page N is read by
  * keyset from the end of page N-1 instead of by OFFSET. Any write to a campaign bumps its version,
  * which starts a fresh entry: a remembered position is never used against changed data.
  */
 export interface PageContext {
   readonly key: string;
-  /** Matching rows for this (version, since); filled on first use. */
+  /** Matching rows for this (version, since, filters); filled on first use. */
   total?: number;
   /** Last row of page n, for the pages seen so far. */
   readonly pageEnds: Map<number, Position>;
@@ -171,13 +182,9 @@ export class PagePositions {
     sizeCalculation: (context) => context.pageEnds.size + 1,
   });
 
-  context(
-    campaignId: string,
-    version: number,
-    sinceMs: number | undefined,
-    limit: number,
-  ): PageContext {
-    const key = `${campaignId}\u0000${version}\u0000${sinceMs ?? ''}\u0000${limit}`;
+  /** The context of a campaign's version, read with one `query` (its since and filters) and limit. */
+  context(campaignId: string, version: number, query: string, limit: number): PageContext {
+    const key = `${campaignId}\u0000${version}\u0000${query}\u0000${limit}`;
     let context = this.#contexts.get(key);
     if (!context) {
       context = { key, pageEnds: new Map() };

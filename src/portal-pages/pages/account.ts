@@ -120,6 +120,34 @@ npx hadir-sync --base-url ${baseUrl} --api-key-env HADIR_API_KEY --all \\
   // The installed hadir-mcp prints its own entry, with absolute paths: agent hosts start
   // servers from a folder of their own, where npx would not find it.
   const mcp = `HADIR_BASE_URL=${baseUrl} npx --no hadir-mcp print-config`;
+  // The hosted endpoint: a URL and the key as a header read from the environment, per host.
+  const hostedUrl = `${baseUrl}/developer/mcp`;
+  // The host reads the key from the environment: its own placeholder, written out as text.
+  const keyFromEnvironment = `Bearer ${'$'}{env:HADIR_API_KEY}`;
+  const claudeCode = `claude mcp add --transport http hadir ${hostedUrl} \\
+  --header "Authorization: Bearer $HADIR_API_KEY"`;
+  const cursor = JSON.stringify(
+    {
+      mcpServers: {
+        hadir: { url: hostedUrl, headers: { Authorization: keyFromEnvironment } },
+      },
+    },
+    null,
+    2,
+  );
+  const vscode = JSON.stringify(
+    {
+      servers: {
+        hadir: {
+          type: 'http',
+          url: hostedUrl,
+          headers: { Authorization: keyFromEnvironment },
+        },
+      },
+    },
+    null,
+    2,
+  );
   return layout(
     context,
     t.start.title,
@@ -139,6 +167,10 @@ ${install('start-sync', 'sync')}
 ${snippet(context, 'start-sync', t.start.sync, sync)}
 ${snippet(context, 'start-sync-older', t.start.syncOlderNode, syncOlder)}
 <h2>${t.start.mcpTitle}</h2>
+<p>${t.start.mcpHosted}</p>
+${snippet(context, 'start-mcp-claude-code', 'Claude Code', claudeCode)}
+${snippet(context, 'start-mcp-cursor', 'Cursor (.cursor/mcp.json)', cursor)}
+${snippet(context, 'start-mcp-vscode', 'VS Code (.vscode/mcp.json)', vscode)}
 ${install('start-mcp', 'mcp')}
 ${snippet(context, 'start-mcp', t.start.mcp, mcp)}`,
   );

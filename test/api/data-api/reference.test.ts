@@ -70,6 +70,8 @@ describe('llms.txt, docs and skill.zip', () => {
       'getting-started',
       'fields',
       'paging',
+      'filters',
+      'agents',
       'rate-limits',
       'incremental-sync',
       'removals',

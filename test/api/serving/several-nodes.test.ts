@@ -8,6 +8,7 @@ import { makeCertificate } from '../../helpers/certificates.ts';
 import { exitOf, runHadirInProcess, startHadir } from '../../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../../helpers/factories.ts';
 import { postBatch } from '../../helpers/ingest-batch.ts';
+import { call, connectHosted, postMcp } from '../../helpers/mcp-client.ts';
 import { type RunningNginx, startShippedNginx } from '../../helpers/nginx.ts';
 import { freePort } from '../../helpers/postgres-cluster.ts';
 import { TestReceiver } from '../../helpers/receiver.ts';
@@ -150,6 +151,55 @@ describe('three serve processes on one PostgreSQL and one Redis, behind the ship
       expect(((await answer.json()) as { error: { message: string } }).error.message).toMatch(
         /revoked/,
       );
+    }
+    expect(Date.now() - at).toBeLessThan(1_000);
+  });
+
+  it("answers an agent's conversation on the hosted MCP endpoint whichever node takes each call", async () => {
+    const agent = await createTestKey(store, systemClock, [{ campaignId: 'c', fields: ['nama'] }]);
+    const agentKey = agent.key;
+    // Each POST of one conversation to the next node in turn: no session ties it to one.
+    let turn = 0;
+    const taken: string[] = [];
+    const rotating: typeof fetch = (input, init) => {
+      const node = nodes[turn++ % NODES] as Node;
+      taken.push(node.url);
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      return fetch(`${node.url}${url.pathname}`, init);
+    };
+    const spread = await connectHosted(`${nginx.plain}/developer/mcp`, agentKey, rotating);
+    try {
+      const listed = await call(spread, 'list_respondents', { campaignId: 'c', fields: ['nama'] });
+      const summary = await call(spread, 'get_summary', { campaignId: 'c' });
+      expect(listed.answer.isError, listed.text).toBeFalsy();
+      expect(summary.answer.isError, summary.text).toBeFalsy();
+      expect(new Set(taken).size).toBe(NODES);
+      expect(summary.json().totals).toMatchObject({ responses: expect.any(Number) });
+    } finally {
+      await spread.close();
+    }
+    // The same through the shipped nginx, which hands the calls to the nodes in turn.
+    const proxied = await connectHosted(`${nginx.plain}/developer/mcp`, agentKey);
+    try {
+      for (let n = 0; n < NODES; n++) {
+        const counted = await call(proxied, 'count_respondents', { campaignId: 'c' });
+        expect(counted.answer.isError, counted.text).toBeFalsy();
+      }
+    } finally {
+      await proxied.close();
+    }
+    // Revoked, the key is refused by the endpoint of every node at once.
+    const revoked = await runHadirInProcess(['keys', 'revoke', agent.id], { databaseUrl });
+    expect(revoked.status, revoked.stderr).toBe(0);
+    const at = Date.now();
+    for (const node of nodes) {
+      const answer = await postMcp(
+        `${node.url}/developer/mcp`,
+        { method: 'tools/list' },
+        { authorization: `Bearer ${agentKey}` },
+      );
+      expect(answer.status, node.url).toBe(401);
+      expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer/);
     }
     expect(Date.now() - at).toBeLessThan(1_000);
   });

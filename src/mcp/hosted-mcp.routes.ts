@@ -1,0 +1,153 @@
+import { CampaignQuestions, createHadirMcpServer } from '@hadir/mcp';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import type { Clock } from '../clock.ts';
+import type { Store } from '../db/store.ts';
+import { ApiError } from '../errors.ts';
+import { keyRejection } from '../http/key-auth.ts';
+import { bearerToken } from '../keys/key-format.ts';
+import { verifyKey } from '../keys/keys.service.ts';
+
+export const MCP_PATH = '/developer/mcp';
+
+/** The largest JSON-RPC message taken: a tool call's arguments are small. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** Keys whose questions a node remembers (see CampaignQuestions). */
+const MOST_KEYS = 1_000;
+
+export interface HostedMcpDeps {
+  store: Store;
+  clock: Clock;
+  /** Browser origins that may call the endpoint (MCP_ALLOWED_ORIGINS); none by default. */
+  allowedOrigins: readonly string[];
+  /** Where the data API answers on this app, which the tools read through. */
+  dataPrefix: string;
+}
+
+/**
+ * The hosted MCP endpoint, `POST /developer/mcp`: Streamable HTTP without sessions, so that any
+ * node answers any call of a conversation, and JSON answers. It serves hadir-mcp's tools, defined
+ * once in @hadir/mcp, with the caller's API key as bearer token (the data interface has no OAuth
+ * flow). Each tool reads through the data API's own door in this process, so scope, allow-list,
+ * rate limit, usage and the access log apply to its data requests as to any client's; the
+ * endpoint itself spends nothing of the key's budget.
+ */
+export function hostedMcpRoutes(deps: HostedMcpDeps): FastifyPluginAsync {
+  const allowedOrigins = new Set(deps.allowedOrigins);
+  const questionsOfKey = new LRUCache<string, CampaignQuestions>({ max: MOST_KEYS });
+
+  return async (app) => {
+    // JSON-RPC, which an OpenAPI description cannot show: described in the guide instead.
+    app.post(
+      MCP_PATH,
+      { schema: { hide: true }, bodyLimit: MAX_BODY_BYTES },
+      async (request, reply) => {
+        // The MCP specification: a server must check Origin, or a web page could reach it through
+        // a browser (DNS rebinding). Agents send none; a browser origin must be configured.
+        const origin = request.headers.origin;
+        if (origin !== undefined && !allowedOrigins.has(origin)) {
+          throw new ApiError(
+            'forbidden',
+            `origin ${origin} may not use the MCP endpoint: the operator lists the browser origins that may (MCP_ALLOWED_ORIGINS)`,
+          );
+        }
+        const bearer = bearerToken(request.headers.authorization);
+        const verification = await verifyKey(deps.store, { bearer }, deps.clock.now());
+        if (verification.kind !== 'valid') {
+          throw new ApiError('unauthorized', keyRejection(verification), {
+            'www-authenticate': 'Bearer realm="hadir"',
+          });
+        }
+        const keyId = verification.key.id;
+        let questions = questionsOfKey.get(keyId);
+        if (!questions) {
+          questions = new CampaignQuestions(() => deps.clock.now());
+          questionsOfKey.set(keyId, questions);
+        }
+        const server = createHadirMcpServer(
+          { baseUrl: 'http://hadir.internal', apiKey: bearer as string },
+          // A 429 is told to the agent at once: an HTTP call is not held open for a minute.
+          { fetch: dataApiThrough(app, request), questions, rateLimitWaits: 0 },
+        );
+        const transport = new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: undefined,
+          enableJsonResponse: true,
+        });
+        try {
+          await server.connect(transport);
+          const answer = await transport.handleRequest(webRequestOf(request), {
+            parsedBody: request.body,
+          });
+          return await sendAnswer(reply, answer);
+        } finally {
+          await server.close();
+        }
+      },
+    );
+
+    for (const method of ['GET', 'DELETE'] as const) {
+      app.route({
+        method,
+        url: MCP_PATH,
+        schema: { hide: true },
+        handler: async () => {
+          throw new ApiError(
+            'method_not_allowed',
+            `${method} ${MCP_PATH} is not offered: this endpoint keeps no session and opens no stream; send each JSON-RPC message with POST`,
+            { allow: 'POST' },
+          );
+        },
+      });
+    }
+  };
+}
+
+/**
+ * A fetch that asks the data API of this app, in process, as the calling client would: its
+ * address and the proxy's forwarding headers, so the door sees the same client.
+ */
+function dataApiThrough(app: FastifyInstance, caller: FastifyRequest): typeof fetch {
+  const forwarded = Object.fromEntries(
+    ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host']
+      .map((name) => [name, caller.headers[name]])
+      .filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const answer = await app.inject({
+      method: 'GET',
+      url: `${url.pathname}${url.search}`,
+      headers: { ...forwarded, ...(init?.headers as Record<string, string>) },
+      remoteAddress: caller.raw.socket.remoteAddress ?? caller.ip,
+    });
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined) headers.set(name, String(value));
+    }
+    const empty = answer.statusCode === 204 || answer.statusCode === 304;
+    return new Response(empty ? null : new Uint8Array(answer.rawPayload), {
+      status: answer.statusCode,
+      headers,
+    });
+  };
+}
+
+/** The request as the MCP SDK's web-standard transport reads it; its body is already parsed. */
+function webRequestOf(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers.set(name, String(value));
+  }
+  return new Request(`http://${request.host}${request.url}`, { method: 'POST', headers });
+}
+
+async function sendAnswer(reply: FastifyReply, answer: Response) {
+  reply.code(answer.status);
+  answer.headers.forEach((value, name) => {
+    reply.header(name, value);
+  });
+  const text = await answer.text();
+  return text === '' ? reply.send() : reply.send(text);
+}
