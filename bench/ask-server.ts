@@ -42,7 +42,9 @@ export interface AskServerRow {
 }
 
 /** A campaign of 10,000 guests, one in 20 vegetarian, and a key that reads its name and menu. */
-async function seed(databaseUrl: string): Promise<{ key: string; vegetarians: number }> {
+async function seed(
+  databaseUrl: string,
+): Promise<{ key: string; agentKey: { key: string; id: string }; vegetarians: number }> {
   const store = openStore(databaseUrl);
   try {
     await migrateToLatest(store);
@@ -79,14 +81,14 @@ async function seed(databaseUrl: string): Promise<{ key: string; vegetarians: nu
       password: 'kopi-tubruk-pagi-hari',
       mustChangePassword: false,
     });
-    const { key } = await issueKey(store, systemClock, {
-      accountEmail: 'ask@hadir.test',
-      scopes: [{ campaignId: CAMPAIGN, fields: ['nama', 'menu', 'catatan'] }],
-    });
+    const scopes = [{ campaignId: CAMPAIGN, fields: ['nama', 'menu', 'catatan'] }];
+    const { key } = await issueKey(store, systemClock, { accountEmail: 'ask@hadir.test', scopes });
+    // The agents' own key, so that their data requests are told apart in the access log.
+    const agentKey = await issueKey(store, systemClock, { accountEmail: 'ask@hadir.test', scopes });
     const vegetarians = respondents.filter(
       (row) => row.attendanceStatus === 'YES' && row.answers.menu === 'Vegetarian',
     ).length;
-    return { key, vegetarians };
+    return { key, agentKey: { key: agentKey.key, id: agentKey.id }, vegetarians };
   } finally {
     await store.close();
   }
@@ -102,7 +104,7 @@ export async function measureAskServer(
   databaseUrl: string,
   log: (line: string) => void,
 ): Promise<AskServerRow> {
-  const { key, vegetarians } = await seed(databaseUrl);
+  const { key, agentKey, vegetarians } = await seed(databaseUrl);
   const headers = { authorization: `Bearer ${key}`, 'x-forwarded-proto': 'https' };
   const base = `/developer/v1/campaigns/${CAMPAIGN}/respondents`;
   const folder = mkdtempSync(join(tmpdir(), 'hadir-bench-ask-'));
@@ -135,7 +137,7 @@ export async function measureAskServer(
       filtered: pair.b,
       ratio: pair.ratio,
     };
-    row.hostedVegetarianQuestion = await askAgents(server.url, key, vegetarians, logFile);
+    row.hostedVegetarianQuestion = await askAgents(server.url, agentKey, vegetarians, logFile);
     const hosted = row.hostedVegetarianQuestion;
     log(
       `  ${engine}: the vegetarian question from ${AGENTS} agents at once: p50 ${hosted.p50Ms} ms, p95 ${hosted.p95Ms} ms, ${hosted.dataRequestsPerQuestion} data request each, ${hosted.right ? 'right' : 'WRONG'}`,
@@ -148,7 +150,14 @@ export async function measureAskServer(
 }
 
 /** Ten agents, each connected to the hosted endpoint, asking the vegetarian question in turn. */
-async function askAgents(url: string, key: string, vegetarians: number, logFile: string) {
+async function askAgents(
+  url: string,
+  agentKey: { key: string; id: string },
+  vegetarians: number,
+  logFile: string,
+) {
+  const key = agentKey.key;
+  const dataRequests = () => dataRequestsIn(logFile, agentKey.id);
   const connect = async () => {
     const client = new Client({ name: 'bench-agent', version: '1.0.0' });
     await client.connect(
@@ -174,7 +183,7 @@ async function askAgents(url: string, key: string, vegetarians: number, logFile:
   try {
     // Each agent first learns the questions, as list_campaigns would have them learn.
     const first = await Promise.all(agents.map(ask));
-    const usage = dataRequestsIn(logFile);
+    const usage = await settled(dataRequests);
     const times: number[] = [];
     let characters = 0;
     await Promise.all(
@@ -187,7 +196,7 @@ async function askAgents(url: string, key: string, vegetarians: number, logFile:
       }),
     );
     const asked = AGENTS * QUESTIONS_PER_AGENT;
-    const requests = dataRequestsIn(logFile) - usage;
+    const requests = (await settled(dataRequests)) - usage;
     times.sort((a, b) => a - b);
     const at = (share: number) =>
       Math.round(
@@ -208,10 +217,23 @@ async function askAgents(url: string, key: string, vegetarians: number, logFile:
   }
 }
 
-/** The data requests the server has logged so far: its access log's lines. */
-function dataRequestsIn(logFile: string): number {
+/** The data requests of one key the server has logged so far: its access log's lines. */
+function dataRequestsIn(logFile: string, keyId: string): number {
   if (!existsSync(logFile)) return 0;
   return readFileSync(logFile, 'utf8')
     .split('\n')
-    .filter((line) => line.includes('"msg":"data access"')).length;
+    .filter((line) => line.includes('"msg":"data access"') && line.includes(`"keyId":"${keyId}"`))
+    .length;
+}
+
+/** A count once it stops growing: the log is written a little after each answer. */
+async function settled(count: () => number): Promise<number> {
+  let last = -1;
+  let now = count();
+  while (now !== last) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    last = now;
+    now = count();
+  }
+  return now;
 }
