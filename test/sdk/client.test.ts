@@ -84,6 +84,28 @@ describe('HadirClient against a real server', () => {
     expect(summary.breakdowns.kategori).toEqual({ '10K': ROWS / 2, '5K': ROWS / 2 });
   });
 
+  it('asks the server for the rows and counts a filter matches, in a few requests', async () => {
+    const before = pageRequests(200);
+    const fives: string[] = [];
+    for await (const row of client().respondents('lari', {
+      filter: { answers: { kategori: '5k' } },
+    })) {
+      expect(row.fields.kategori).toBe('5K');
+      fives.push(row.id);
+    }
+    // Half the campaign, 200 a page: the server matched them, so 8 pages, not 15.
+    expect(fives).toHaveLength(ROWS / 2);
+    expect(pageRequests(200) - before).toBe(Math.ceil(ROWS / 2 / 200));
+    const summary = await client().summary('lari', {
+      filter: { attendanceStatus: ['YES', 'MAYBE'], answers: { kategori: { contains: '10' } } },
+    });
+    expect(summary.totals.responses).toBe(ROWS / 2);
+    expect(summary.breakdowns).toEqual({ kategori: { '10K': ROWS / 2 } });
+    await expect(
+      client().summary('lari', { filter: { answers: { nama: 'Pelari 1' } } }),
+    ).rejects.toMatchObject({ status: 400, code: 'invalid_parameter' });
+  });
+
   it('throws a typed error with the request id, and never retries a 401 or 404', async () => {
     t.clock.advance(60_000);
     let calls = 0;

@@ -1,0 +1,50 @@
+import type { HadirClient } from '@hadir/client';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { CampaignQuestions } from './campaign-questions.ts';
+
+/** What a tool reads with: the data API through the SDK, and the key's questions remembered. */
+export interface ToolReads {
+  client: HadirClient;
+  questions: CampaignQuestions;
+}
+
+/**
+ * One read-only tool, defined once for both servers (hadir-mcp and the hosted endpoint): its
+ * name, words for the agent, arguments, and what it answers.
+ */
+export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Shape;
+  run(input: z.infer<z.ZodObject<Shape>>, reads: ToolReads): Promise<CallToolResult>;
+}
+
+/** A tool, typed by its arguments' schema. */
+export function defineTool<Shape extends z.ZodRawShape>(
+  definition: ToolDefinition<Shape>,
+): ToolDefinition<Shape> {
+  return definition;
+}
+
+/** The arguments several tools share. */
+export const campaignId = z
+  .string()
+  .min(1)
+  .describe('The campaign\'s id, as list_campaigns gives it (e.g. "pernikahan-rina-bayu").');
+
+export const since = z
+  .string()
+  .datetime({ offset: true })
+  .optional()
+  .describe(
+    'Only what changed strictly after this instant (ISO 8601, e.g. 2026-11-01T00:00:00Z). Leave it out for everything.',
+  );
+
+export const cursor = z
+  .string()
+  .optional()
+  .describe(
+    'The nextCursor of the previous answer, to get the next page. It carries that call\'s "since" and page size.',
+  );
