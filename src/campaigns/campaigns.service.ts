@@ -306,7 +306,10 @@ export function createCampaignService(
     },
 
     async summary({ campaign, projection, counts }, narrowing) {
-      const narrow = await questions.filter(campaign, projection, narrowing);
+      const narrow =
+        narrowing.length === 0
+          ? undefined
+          : await questions.filter(campaign, projection, narrowing);
       const cacheKey = `summary\u0000${campaign.id}\u0000${campaign.version}\u0000${projection.identity}\u0000${narrowingIdentity(narrowing)}`;
       return cache.get(cacheKey, async () => {
         const summary = narrow
@@ -318,7 +321,11 @@ export function createCampaignService(
 
     async respondents({ campaign, projection }, resolved) {
       const campaignId = campaign.id;
-      const narrow = await questions.filter(campaign, projection, resolved.narrowing);
+      // Most pages are not filtered: they take no extra turn.
+      const narrow =
+        resolved.narrowing.length === 0
+          ? undefined
+          : await questions.filter(campaign, projection, resolved.narrowing);
       const { after } = resolved;
       const place = after
         ? `cursor:${after.submittedAt}\u0000${after.id}\u0000${resolved.page}`

@@ -30,6 +30,11 @@ export const ANSWER_PARAMETER_PATTERN = ANSWER_PARAMETER.source;
 export const MAX_FILTER_VALUES = 20;
 /** The longest value a test may compare. */
 export const MAX_FILTER_VALUE_LENGTH = 100;
+/**
+ * The most bytes a request's filters may take as its cursor carries them, so that a cursor stays
+ * well within the length of a URL every proxy takes (see CursorParam).
+ */
+export const MAX_NARROWING_BYTES = 1_500;
 
 const STATUS_PARAMETER = 'attendanceStatus';
 
@@ -44,6 +49,7 @@ function refuse(message: string): never {
  */
 export function narrowingOf(query: object): Narrowing {
   const parts: Array<[string, string]> = [];
+  if (!hasFilter(query)) return parts;
   let values = 0;
   for (const [name, value] of Object.entries(query)) {
     if (name === STATUS_PARAMETER) {
@@ -57,7 +63,22 @@ export function narrowingOf(query: object): Narrowing {
   if (values > MAX_FILTER_VALUES) {
     refuse(`the answers filters hold ${values} values; at most ${MAX_FILTER_VALUES} may be sent`);
   }
-  return parts.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const narrowing = parts.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const bytes = Buffer.byteLength(JSON.stringify(narrowing));
+  if (bytes > MAX_NARROWING_BYTES) {
+    refuse(
+      `the filters take ${bytes} bytes; at most ${MAX_NARROWING_BYTES} may be sent (field keys and values together): send fewer or shorter values`,
+    );
+  }
+  return narrowing;
+}
+
+/** Whether a query names any filter parameter: most do not, and need no more reading. */
+function hasFilter(query: object): boolean {
+  for (const name in query) {
+    if (name === STATUS_PARAMETER || name.startsWith('answers[')) return true;
+  }
+  return false;
 }
 
 function statusesOf(text: string): AttendanceStatus[] {

@@ -44,7 +44,7 @@ Better: follow \`meta.nextCursor\`. Pass it back alone as \`cursor=\` (instead o
 - \`answers[FIELD_KEY]=VALUE\`: the answer equals the value, case ignored; repeated, any of the values. A multi-select answer matches when one of its choices does.
 - \`answers[FIELD_KEY][contains]=TEXT\`: the answer holds the text, case ignored.
 
-Every filter must hold (at most 20 values, each up to 100 characters). On respondents \`meta.total\` counts the matches and paging is unchanged; \`meta.nextCursor\` carries the filters (follow it alone). On summary, totals and breakdowns count the matches only. A filter on a field your key may not read, never served, or not in the form is refused with \`400 invalid_parameter\`, in the same words whichever it is.`,
+Every filter must hold (at most 20 values, each up to 100 characters, 1,500 bytes in all). On respondents \`meta.total\` counts the matches and paging is unchanged; \`meta.nextCursor\` carries the filters (follow it alone). On summary, totals and breakdowns count the matches only. A filter on a field your key may not read, never served, or not in the form is refused with \`400 invalid_parameter\`, in the same words whichever it is.`,
   },
   {
     id: 'agents',

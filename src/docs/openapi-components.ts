@@ -197,7 +197,7 @@ const ANSWERS_PARAMETER: Json = {
     'Only respondents whose answers pass these tests, by field key (an addition within v1):',
     '`answers[menu]=Vegetarian`: the answer equals the value, case ignored; repeated (`answers[menu]=Sate&answers[menu]=Soto`), any of the values.',
     '`answers[catatan][contains]=kacang`: the answer holds the text, case ignored.',
-    "A multi-select answer passes when one of its choices does; a blank answer never does. Every test must pass, as must attendanceStatus. At most 20 values in all, each 1 to 100 characters. A test on a field this key may not read (outside its allow-list, never served, or not in the campaign's form) is refused with 400 invalid_parameter, in the same words whichever it is.",
+    "A multi-select answer passes when one of its choices does; a blank answer never does. Every test must pass, as must attendanceStatus. At most 20 values in all, each 1 to 100 characters, and 1,500 bytes of field keys and values together (a cursor carries them). A test on a field this key may not read (outside its allow-list, never served, or not in the campaign's form) is refused with 400 invalid_parameter, in the same words whichever it is.",
   ].join(' '),
   schema: {
     type: 'object',

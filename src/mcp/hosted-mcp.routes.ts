@@ -1,5 +1,4 @@
-import { CampaignQuestions, createHadirMcpServer } from '@hadir/mcp';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { CampaignQuestions } from '@hadir/mcp';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.ts';
@@ -16,6 +15,26 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 /** Keys whose questions a node remembers (see CampaignQuestions). */
 const MOST_KEYS = 1_000;
+
+/**
+ * The MCP SDK and the tools, loaded at the endpoint's first call: a server that no agent calls
+ * does not carry them (some 20 MB of modules).
+ */
+let mcpModules:
+  | Promise<
+      [
+        typeof import('@hadir/mcp'),
+        typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+      ]
+    >
+  | undefined;
+function loadMcp() {
+  mcpModules ??= Promise.all([
+    import('@hadir/mcp'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+  ]);
+  return mcpModules;
+}
 
 export interface HostedMcpDeps {
   store: Store;
@@ -60,13 +79,14 @@ export function hostedMcpRoutes(deps: HostedMcpDeps): FastifyPluginAsync {
             'www-authenticate': 'Bearer realm="hadir"',
           });
         }
+        const [mcp, { WebStandardStreamableHTTPServerTransport }] = await loadMcp();
         const keyId = verification.key.id;
         let questions = questionsOfKey.get(keyId);
         if (!questions) {
-          questions = new CampaignQuestions(() => deps.clock.now());
+          questions = new mcp.CampaignQuestions(() => deps.clock.now());
           questionsOfKey.set(keyId, questions);
         }
-        const server = createHadirMcpServer(
+        const server = mcp.createHadirMcpServer(
           { baseUrl: 'http://hadir.internal', apiKey: bearer as string },
           // A 429 is told to the agent at once: an HTTP call is not held open for a minute.
           { fetch: dataApiThrough(app, request), questions, rateLimitWaits: 0 },

@@ -28,7 +28,8 @@ export const limitParam = (fallback: number, what: string) =>
 export const CursorParam = Type.Optional(
   Type.String({
     minLength: 1,
-    maxLength: 1024,
+    // A filtered list's cursor carries its filters (at most MAX_NARROWING_BYTES of them).
+    maxLength: 4096,
     description:
       'meta.nextCursor of the previous page: the items strictly after it, in the same order. Instead of page. A cursor is signed and carries the since and limit of the request that returned it, so it may be sent alone; a since or limit sent beside it must be those, and a cursor of another list or campaign is refused, each with 400.',
   }),

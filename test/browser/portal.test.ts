@@ -1,11 +1,16 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.service.ts';
 import type { KeyUsage } from '../../src/keys/key-usage.ts';
 import { issueKey } from '../../src/keys/keys.service.ts';
 import { TEST_SECRETS, type TestApp } from '../helpers/app.ts';
-import { localDeliveryWorker, startBrowserPortal } from '../helpers/browser-portal.ts';
+import {
+  localDeliveryWorker,
+  openPortalPage,
+  signInOnPage,
+  startBrowserPortal,
+} from '../helpers/browser-portal.ts';
 import { launchChromium } from '../helpers/chromium.ts';
 import { checkPage } from '../helpers/page-checks.ts';
 import { PORTAL_PASSWORD } from '../helpers/portal-client.ts';
@@ -51,51 +56,15 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
     return { email, sealedKeyId: sealed.id };
   }
 
-  async function newPage(
-    locale: 'id-ID' | 'en-US',
-  ): Promise<{ context: BrowserContext; page: Page }> {
-    // axe is injected as a script: the portal's CSP would refuse it, as it should.
-    const context = await browser.newContext({ locale, bypassCSP: true });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('pageerror', (error) => problems.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    (page as Page & { problems?: string[] }).problems = problems;
-    return { context, page };
-  }
-
+  const newPage = (locale: 'id-ID' | 'en-US') => openPortalPage(browser, locale);
   const check = checkPage;
-
-  async function codeFor(email: string, before: number) {
-    return smtp.codeFor(email, before);
-  }
   const mailsTo = (email: string) => smtp.messages.filter((m) => m.to.includes(email)).length;
-
-  async function signIn(
-    page: Page,
-    email: string,
-    options: { remember?: boolean; check?: string } = {},
-  ) {
-    await page.goto(`${base}/developer/portal`);
-    const before = mailsTo(email);
-    await page.locator('#field-email').fill(email);
-    await page.locator('#field-password').fill(PORTAL_PASSWORD);
-    await page.locator('button[type=submit]').first().click();
-    if (!page.url().endsWith('/sign-in')) return; // a remembered device needs no code
-    await page.locator('#field-code').waitFor();
-    if (options.check) await check(page, `${options.check}-code`);
-    const code = await codeFor(email, before);
-    await page.locator('#field-code').fill(code);
-    if (options.remember) await page.locator('#field-remember').check();
-    await page.locator('main form[action$="/sign-in/code"] button[type=submit]').click();
-    await page.waitForURL(/\/developer\/portal\/(keys|password)$/);
-  }
+  const signIn = (page: Page, email: string, options?: { remember?: boolean; check?: string }) =>
+    signInOnPage(page, { base, smtp }, email, options);
 
   async function stepUpCode(page: Page, email: string, before: number) {
     await page.locator('#field-code').waitFor();
-    await page.locator('#field-code').fill(await codeFor(email, before));
+    await page.locator('#field-code').fill(await smtp.codeFor(email, before));
     await page.locator('main button[type=submit]').click();
   }
 
@@ -400,7 +369,7 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       await page.locator('main button[type=submit]').click();
       await page.locator('h1', { hasText: 'Set a new password' }).waitFor();
       await check(page, 'en-reset');
-      await page.locator('#field-code').fill(await codeFor(email, before));
+      await page.locator('#field-code').fill(await smtp.codeFor(email, before));
       await page.locator('#field-newPassword').fill('gado-gado-siram-kacang');
       await page.locator('#field-newPasswordAgain').fill('gado-gado-siram-kacang');
       await page.locator('main button[type=submit]').click();
@@ -411,7 +380,7 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       await page.locator('#field-password').fill('gado-gado-siram-kacang');
       const codeBefore = mailsTo(email);
       await page.locator('main button[type=submit]').click();
-      await page.locator('#field-code').fill(await codeFor(email, codeBefore));
+      await page.locator('#field-code').fill(await smtp.codeFor(email, codeBefore));
       await page.locator('main form[action$="/sign-in/code"] button[type=submit]').click();
       await page.waitForURL(/\/keys$/);
 

@@ -169,6 +169,28 @@ describe.each(ENGINES)('respondent filters on %s', (engine) => {
     );
   });
 
+  it('follows a cursor that carries the longest filters taken, and refuses longer ones', async () => {
+    // 13 values of 100 characters and two names: under 1,500 bytes as the cursor carries them.
+    const padding = Array.from({ length: 13 }, (_, n) => `${n}`.padStart(100, 'x'));
+    const query = (values: string[]) =>
+      values.map((value) => `answers[nama]=${encodeURIComponent(value)}`).join('&');
+    const first = await get(`respondents?${query([...padding, 'Rina 0', 'Rina 6'])}&limit=1`);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.meta.total).toBe(2);
+    const cursor = first.body.meta.nextCursor as string;
+    expect(cursor.length).toBeGreaterThan(1024);
+    const next = await get(`respondents?cursor=${encodeURIComponent(cursor)}`);
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+    expect(next.body.data.map((row: { id: string }) => row.id)).toEqual(['g06']);
+    const tooLong = await get(
+      `respondents?${query([...padding, 'y'.repeat(100), 'z'.repeat(100)])}`,
+    );
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.error.message).toMatch(
+      /^the filters take \d+ bytes; at most 1500 may be sent/,
+    );
+  });
+
   it('refuses a malformed filter, naming it', async () => {
     const cases: Array<[string, string]> = [
       [
