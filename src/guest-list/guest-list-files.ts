@@ -11,15 +11,24 @@ export type GuestListFormat = 'xlsx' | 'csv';
 /** What a guest list is written from: the campaign's title, its fields and its rows. */
 export interface GuestListSource {
   campaign: Pick<WholeCampaign['campaign'], 'title'>;
-  fields: ReadonlyArray<Pick<WholeCampaign['fields'][number], 'key' | 'label'>>;
+  fields: ReadonlyArray<Pick<WholeCampaign['fields'][number], 'key' | 'label' | 'type'>>;
   respondents(): AsyncGenerator<ProjectedRespondent>;
 }
 
-/** The fixed columns' headings, in the holder's language. */
+/** The words of the file in the holder's language: plain data, handed to a file's thread. */
 export interface GuestListHeadings {
   id: string;
   submittedAt: string;
   attendance: string;
+  /** Attendance in words in the workbook (the CSV keeps the API's code). */
+  attendanceWords: { YES: string; NO: string; MAYBE: string };
+  /** The workbook's second sheet: totals, breakdowns, and sums over the attending guests. */
+  summary: {
+    sheet: string;
+    responses: string;
+    breakdowns: string;
+    sums: string;
+  };
 }
 
 /**
@@ -160,9 +169,11 @@ function loadExcel(): Promise<{ default: typeof ExcelJS }> {
 
 /**
  * The guest list as an Excel workbook, written as a stream (ExcelJS's streaming writer): a frozen
- * header row, times as Excel times on Jakarta's clock, and every answer a text cell, exactly as
- * the API serves it. A text cell is never read as a formula, so an answer such as a phone number
- * (`+62…`) keeps its look rather than gaining the CSV's apostrophe. Resolves with the rows written.
+ * header row with a filter, times as Excel times on Jakarta's clock, attendance in words, a plain
+ * number to a NUMBER question as a number, and every other answer a text cell, exactly as the API
+ * serves it. A text cell is never read as a formula, so an answer such as a phone number (`+62…`)
+ * keeps its look rather than gaining the CSV's apostrophe. A second sheet sums it up. Resolves
+ * with the rows written.
  */
 export async function writeXlsx(
   whole: GuestListSource,
@@ -183,6 +194,9 @@ export async function writeXlsx(
   const sheet = workbook.addWorksheet(sheetName(whole.campaign.title), {
     views: [{ state: 'frozen', ySplit: 1 }],
   });
+  const columns = 3 + whole.fields.length;
+  sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: columns } };
+  const tally = new Tally(whole.fields);
   sheet.columns = [
     { width: 22 },
     { width: 18, style: { numFmt: 'yyyy-mm-dd hh:mm' } },
@@ -194,13 +208,14 @@ export async function writeXlsx(
   header.commit();
   let rows = 0;
   for await (const row of whole.respondents()) {
+    tally.add(row);
     sheet
       .addRow([
         row.id,
         // Excel times have no zone: the cell holds Jakarta's wall clock, as the heading says.
         new Date(row.submittedAtMs + JAKARTA_OFFSET_MS),
-        row.attendanceStatus,
-        ...answersOf(whole, row),
+        wordsOf(headings, row.attendanceStatus),
+        ...whole.fields.map((field) => workbookCell(field.type, row.fields[field.key])),
       ])
       .commit();
     rows += 1;
@@ -211,9 +226,91 @@ export async function writeXlsx(
     }
   }
   sheet.commit();
+  writeSummary(workbook.addWorksheet(headings.summary.sheet), tally, headings);
   await workbook.commit();
   await zipEnded;
   return rows;
+}
+
+/** An attendance status in the holder's words (the code itself, should another appear). */
+function wordsOf(headings: GuestListHeadings, status: string): string {
+  return headings.attendanceWords[status as keyof GuestListHeadings['attendanceWords']] ?? status;
+}
+
+/** A plain number as people type one: no leading zero, no sign but minus, no exponent. */
+const PLAIN_NUMBER = /^-?(0|[1-9][0-9]{0,14})(\.[0-9]{1,10})?$/;
+
+/**
+ * An answer's cell: a plain number to a NUMBER question is a number, so the column adds up;
+ * anything else is text exactly as typed (a text cell is never read as a formula).
+ */
+function workbookCell(type: string, value: string | string[] | undefined): string | number {
+  if (type === 'NUMBER' && typeof value === 'string' && PLAIN_NUMBER.test(value)) {
+    return Number(value);
+  }
+  return cellText(value);
+}
+
+/** Questions counted by their answers: one answer each. */
+const SINGLE_CHOICE = new Set(['RADIO', 'SELECT']);
+
+/** What the summary sheet shows, counted as the rows go by. */
+class Tally {
+  readonly statuses = { YES: 0, NO: 0, MAYBE: 0 };
+  readonly choices: Array<{ label: string; key: string; counts: Map<string, number> }>;
+  readonly sums: Array<{ label: string; key: string; sum: number }>;
+
+  constructor(fields: GuestListSource['fields']) {
+    this.choices = fields
+      .filter((field) => SINGLE_CHOICE.has(field.type))
+      .map((field) => ({ label: field.label, key: field.key, counts: new Map() }));
+    this.sums = fields
+      .filter((field) => field.type === 'NUMBER')
+      .map((field) => ({ label: field.label, key: field.key, sum: 0 }));
+  }
+
+  add(row: ProjectedRespondent): void {
+    const status = row.attendanceStatus as keyof Tally['statuses'];
+    if (status in this.statuses) this.statuses[status] += 1;
+    for (const { key, counts } of this.choices) {
+      const value = row.fields[key];
+      if (typeof value === 'string') counts.set(value, (counts.get(value) ?? 0) + 1);
+    }
+    if (row.attendanceStatus !== 'YES') return;
+    for (const entry of this.sums) {
+      const value = row.fields[entry.key];
+      if (typeof value === 'string' && PLAIN_NUMBER.test(value)) entry.sum += Number(value);
+    }
+  }
+}
+
+/** The second sheet: the totals, each single-choice question's answers counted, the sums. */
+function writeSummary(sheet: ExcelJS.Worksheet, tally: Tally, headings: GuestListHeadings): void {
+  sheet.columns = [{ width: 40 }, { width: 14 }];
+  const title = (text: string) => {
+    const row = sheet.addRow([text]);
+    row.font = { bold: true };
+    row.commit();
+  };
+  const line = (label: string, value: number) => sheet.addRow([label, value]).commit();
+  const { YES, NO, MAYBE } = tally.statuses;
+  line(headings.summary.responses, YES + NO + MAYBE);
+  line(headings.attendanceWords.YES, YES);
+  line(headings.attendanceWords.NO, NO);
+  line(headings.attendanceWords.MAYBE, MAYBE);
+  for (const { label, counts } of tally.choices) {
+    sheet.addRow([]).commit();
+    title(`${headings.summary.breakdowns}: ${label}`);
+    for (const [answer, count] of [...counts].sort(([, a], [, b]) => b - a)) {
+      line(neutralised(answer), count);
+    }
+  }
+  if (tally.sums.length > 0) {
+    sheet.addRow([]).commit();
+    title(headings.summary.sums);
+    for (const { label, sum } of tally.sums) line(label, sum);
+  }
+  sheet.commit();
 }
 
 /** The guest list in `format`, written to `out` from `whole`. Resolves with the rows written. */

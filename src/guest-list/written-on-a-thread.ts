@@ -48,7 +48,7 @@ export async function writeOnThread(
   const workerData: FileThreadData = {
     format,
     campaign: { title: whole.campaign.title },
-    fields: whole.fields.map(({ key, label }) => ({ key, label })),
+    fields: whole.fields.map(({ key, label, type }) => ({ key, label, type })),
     headings,
   };
   const thread = startThread(import.meta.url, 'file-thread', {

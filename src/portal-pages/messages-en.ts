@@ -104,6 +104,13 @@ export const en = {
       id: 'ID',
       submittedAt: 'Submitted (Asia/Jakarta, UTC+7)',
       attendance: 'Attendance',
+      attendanceWords: { YES: 'Attending', NO: 'Not attending', MAYBE: 'Maybe' },
+      summary: {
+        sheet: 'Summary',
+        responses: 'Responses',
+        breakdowns: 'Answers',
+        sums: 'Totals over the attending guests',
+      },
     },
     title: 'API keys',
     keyTitle: (name: string) => `Key: ${name}`,

@@ -95,6 +95,13 @@ export const id: Messages = {
       id: 'ID',
       submittedAt: 'Waktu kirim (Asia/Jakarta, UTC+7)',
       attendance: 'Kehadiran',
+      attendanceWords: { YES: 'Hadir', NO: 'Tidak hadir', MAYBE: 'Mungkin' },
+      summary: {
+        sheet: 'Ringkasan',
+        responses: 'Tanggapan',
+        breakdowns: 'Jawaban',
+        sums: 'Jumlah atas tamu yang hadir',
+      },
     },
     title: 'Kunci API',
     keyTitle: (name) => `Kunci: ${name}`,

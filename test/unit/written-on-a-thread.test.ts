@@ -5,7 +5,13 @@ import type { ProjectedRespondent } from '../../src/campaigns/pages/respondent-l
 import { ReaderGone, writeGuestList } from '../../src/guest-list/guest-list-files.ts';
 import { writeOnThread } from '../../src/guest-list/written-on-a-thread.ts';
 
-const HEADINGS = { id: 'ID', submittedAt: 'Dikirim (WIB)', attendance: 'Kehadiran' };
+const HEADINGS = {
+  id: 'ID',
+  submittedAt: 'Dikirim (WIB)',
+  attendance: 'Kehadiran',
+  attendanceWords: { YES: 'Hadir', NO: 'Tidak hadir', MAYBE: 'Mungkin' },
+  summary: { sheet: 'Ringkasan', responses: 'Tanggapan', breakdowns: 'Jawaban', sums: 'Jumlah' },
+};
 
 /**
  * A campaign of `count` guests, its rows made as they are read; `reads` tells how far the reading
