@@ -197,39 +197,70 @@ export async function writeXlsx(
   const columns = 3 + whole.fields.length;
   sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: columns } };
   const tally = new Tally(whole.fields);
-  sheet.columns = [
-    { width: 22 },
-    { width: 18, style: { numFmt: 'yyyy-mm-dd hh:mm' } },
-    { width: 12 },
-    ...whole.fields.map((field) => ({ width: Math.min(40, Math.max(12, field.label.length + 2)) })),
+  const cellsOf = (row: ProjectedRespondent) => [
+    row.id,
+    // Excel times have no zone: the cell holds Jakarta's wall clock, as the heading says.
+    new Date(row.submittedAtMs + JAKARTA_OFFSET_MS),
+    wordsOf(headings, row.attendanceStatus),
+    ...whole.fields.map((field) => workbookCell(field.type, row.fields[field.key])),
   ];
-  const header = sheet.addRow([...headerRow(whole, headings)]);
+  // A sheet's columns come before its rows: they are sized to the heading and the first rows.
+  const source = whole.respondents();
+  const first: ProjectedRespondent[] = [];
+  for (let next = await source.next(); ; next = await source.next()) {
+    if (next.done) break;
+    first.push(next.value);
+    if (first.length === ROWS_SIZING_COLUMNS) break;
+  }
+  const heading = [...headerRow(whole, headings)];
+  sheet.columns = columnWidths(heading, first.map(cellsOf)).map((width, index) =>
+    index === 1 ? { width, style: { numFmt: 'yyyy-mm-dd hh:mm' } } : { width },
+  );
+  const header = sheet.addRow(heading);
   header.font = { bold: true };
   header.commit();
   let rows = 0;
-  for await (const row of whole.respondents()) {
-    tally.add(row);
-    sheet
-      .addRow([
-        row.id,
-        // Excel times have no zone: the cell holds Jakarta's wall clock, as the heading says.
-        new Date(row.submittedAtMs + JAKARTA_OFFSET_MS),
-        wordsOf(headings, row.attendanceStatus),
-        ...whole.fields.map((field) => workbookCell(field.type, row.fields[field.key])),
-      ])
-      .commit();
-    rows += 1;
-    written(rows);
-    if (rows % ROWS_BETWEEN_DRAINS === 0) {
-      await sheetDrained(sheet);
-      await drained(out);
+  const rest = async function* () {
+    yield* first;
+    first.length = 0;
+    yield* source;
+  };
+  try {
+    for await (const row of rest()) {
+      tally.add(row);
+      sheet.addRow(cellsOf(row)).commit();
+      rows += 1;
+      written(rows);
+      if (rows % ROWS_BETWEEN_DRAINS === 0) {
+        await sheetDrained(sheet);
+        await drained(out);
+      }
     }
+  } finally {
+    // Ends the read when the writing stopped early (the reader went away, a write failed).
+    await source.return(undefined);
   }
   sheet.commit();
   writeSummary(workbook.addWorksheet(headings.summary.sheet), tally, headings);
   await workbook.commit();
   await zipEnded;
   return rows;
+}
+
+/** The rows read before the sheet's columns are sized. */
+const ROWS_SIZING_COLUMNS = 200;
+
+/** Each column's width: its longest text among the heading and the rows, within 10 to 50. */
+function columnWidths(heading: string[], rows: Array<Array<string | number | Date>>): number[] {
+  return heading.map((title, column) => {
+    let longest = title.length;
+    for (const row of rows) {
+      const value = row[column];
+      const length = value instanceof Date ? 16 : String(value ?? '').length;
+      if (length > longest) longest = length;
+    }
+    return Math.min(50, Math.max(10, longest + 2));
+  });
 }
 
 /** An attendance status in the holder's words (the code itself, should another appear). */

@@ -157,7 +157,14 @@ export async function startPostgresCluster(
 
   const signalAll = (signal: NodeJS.Signals) => {
     const postmaster = server.pid as number;
-    for (const pid of [postmaster, ...childrenOf(postmaster)]) process.kill(pid, signal);
+    for (const pid of [postmaster, ...childrenOf(postmaster)]) {
+      try {
+        process.kill(pid, signal);
+      } catch (error) {
+        // A backend listed a moment ago may have ended since: nothing is left to signal.
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+      }
+    }
   };
   return {
     port,

@@ -18,7 +18,7 @@ const guests = Array.from({ length: 40 }, (_, n) => ({
   submittedAtMs: Date.UTC(2026, 10, 1, 3, n),
   attendanceStatus: STATUSES[n % STATUSES.length] as string,
   fields: {
-    nama: `Tamu ${n}`,
+    nama: n === 3 ? 'Ni Luh Putu Ayu Kusumawardhani' : `Tamu ${n}`,
     menu: MENUS[n % MENUS.length] as string,
     ...(COUNTS[n % COUNTS.length] ? { jumlah: COUNTS[n % COUNTS.length] as string } : {}),
   },
@@ -68,6 +68,9 @@ describe('the guest list as a workbook', () => {
       else expect(cell.value).toBe(typed);
     });
     expect(sheet.getRow(6).getCell(6).type).toBe(ExcelJS.ValueType.String); // '007'
+    // Columns sized to their content: the longest name, the heading of the number question.
+    expect(sheet.getColumn(4).width).toBe('Ni Luh Putu Ayu Kusumawardhani'.length + 2);
+    expect(sheet.getColumn(6).width).toBe('Jumlah tamu'.length + 2);
   });
 
   it('sums it up on a second sheet: totals, each single choice, the numbers of the attending', async () => {
