@@ -291,8 +291,17 @@ export const en = {
     notModifiedTerm: 'HTTP 304, not counted against the rate limit',
     rateLimited: 'Refused because of the rate limit',
     rateLimitedTerm: 'HTTP 429',
-    errors: 'Errors',
+    errors: 'Failed',
     rows: 'Rows served',
+    explained: {
+      answered: 'requests that got the guests or figures they asked for',
+      notModified:
+        'requests answered "nothing changed since you last asked": free, they do not count against the limit of requests a minute',
+      rateLimited: 'requests turned away because the key had used its requests for that minute',
+      errors:
+        'requests that got no data: a key, campaign or question the key may not use, a mistyped request, or a fault on our side',
+      rows: 'guests sent in all the answers of the day',
+    },
     total: (requests: number, rows: number) =>
       `${requests.toLocaleString('en')} ${requests === 1 ? 'request' : 'requests'} and ${rows.toLocaleString('en')} ${rows === 1 ? 'row' : 'rows'} in 30 days`,
   },

@@ -283,8 +283,18 @@ export const id: Messages = {
     notModifiedTerm: 'HTTP 304, tidak dihitung dalam batas permintaan',
     rateLimited: 'Ditolak karena batas permintaan',
     rateLimitedTerm: 'HTTP 429',
-    errors: 'Galat',
+    errors: 'Gagal',
     rows: 'Baris dikirim',
+    explained: {
+      answered: 'permintaan yang mendapat data tamu atau angka yang diminta',
+      notModified:
+        'permintaan yang dijawab "tidak ada yang berubah sejak terakhir diminta": gratis, tidak dihitung dalam batas permintaan per menit',
+      rateLimited:
+        'permintaan yang ditolak karena kunci sudah memakai jatah permintaannya pada menit itu',
+      errors:
+        'permintaan yang tidak mendapat data: kunci, kampanye atau pertanyaan yang tidak boleh dipakai kunci, permintaan yang salah ketik, atau gangguan di pihak kami',
+      rows: 'jumlah tamu yang dikirim dalam semua jawaban hari itu',
+    },
     total: (requests, rows) =>
       `${requests.toLocaleString('id')} permintaan dan ${rows.toLocaleString('id')} baris dalam 30 hari`,
   },

@@ -41,8 +41,19 @@ function usageTable(
       html`<tr><th scope="row">${shortDay(language, day.day)}</th>${SERIES.map((series) => html`<td>${count(language, day[series])}</td>`)}<td>${count(language, day.rows)}</td></tr>`,
   )}</tbody>
 </table></div>
-${quiet > 0 ? html`<p class="hint">${t.usage.quietDays(quiet)}</p>` : null}`;
+${quiet > 0 ? html`<p class="hint">${t.usage.quietDays(quiet)}</p>` : null}
+<dl class="hint">${SERIES.map(
+    (series) => html`<dt>${labels[series]}</dt><dd>${t.usage.explained[EXPLAINED[series]]}</dd>`,
+  )}<dt>${t.usage.rows}</dt><dd>${t.usage.explained.rows}</dd></dl>`;
 }
+
+/** Where each series of the chart is explained in words, below its table. */
+const EXPLAINED = {
+  answered: 'answered',
+  not_modified: 'notModified',
+  rate_limited: 'rateLimited',
+  errors: 'errors',
+} as const;
 
 /**
  * A key's requests per day as stacked bars (answered, answered from cache, refused by the rate

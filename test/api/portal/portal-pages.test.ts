@@ -143,6 +143,13 @@ describe.each(ENGINES)('the portal pages over HTTP on %s', (engine) => {
     );
     expect(keys.body).toContain('Refused because of the rate limit');
     expect(keys.body).toContain('Answered from cache');
+    // Each column is explained in words below the table, the failed requests among them.
+    expect(keys.body).toContain(
+      '<dt>Failed</dt><dd>requests that got no data: a key, campaign or question the key may not use, a mistyped request, or a fault on our side</dd>',
+    );
+    expect(keys.body).toContain(
+      '<dt>Rows served</dt><dd>guests sent in all the answers of the day</dd>',
+    );
     const stored = await t.store.db
       .selectFrom('key_usage_days')
       .selectAll()
