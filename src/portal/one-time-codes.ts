@@ -120,6 +120,41 @@ export function codeMail(
 export const invalidCode = () =>
   new ApiError('invalid_code', 'the code is wrong, used or expired; request a new one if needed');
 
+/**
+ * The budgets a code mail of `purpose` spends: sign-in and step-up codes per ten minutes, reset
+ * mails per hour and per day.
+ */
+export function codeMailBudgets(accountId: string, purpose: CodePurpose): Budget[] {
+  const message = 'too many codes were e-mailed to this account';
+  if (purpose !== 'password_reset') {
+    return [
+      {
+        key: `code-mail:${purpose}:${accountId}`,
+        budget: CODE_MAILS_PER_WINDOW,
+        windowMs: CODE_MAIL_WINDOW_MS,
+        reason: 'code_mails',
+        message,
+      },
+    ];
+  }
+  return [
+    {
+      key: `reset-mail-hour:${accountId}`,
+      budget: RESET_MAILS_PER_HOUR,
+      windowMs: HOUR_MS,
+      reason: 'code_mails',
+      message,
+    },
+    {
+      key: `reset-mail-day:${accountId}`,
+      budget: RESET_MAILS_PER_DAY,
+      windowMs: DAY_MS,
+      reason: 'code_mails',
+      message,
+    },
+  ];
+}
+
 /** E-mailed one-time codes: issued, mailed (again while they live), then redeemed once. */
 export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles) {
   const { store, clock, secrets, mailer, settings } = deps;
@@ -130,37 +165,6 @@ export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles
     accountId: string,
     sessionId: string | null,
   ) => codeDigest(secrets.codeHmacKey, code, { purpose, accountId, sessionId });
-
-  function mailBudgets(account: AccountRecord, purpose: CodePurpose): Budget[] {
-    const message = 'too many codes were e-mailed to this account';
-    if (purpose !== 'password_reset') {
-      return [
-        {
-          key: `code-mail:${purpose}:${account.id}`,
-          budget: CODE_MAILS_PER_WINDOW,
-          windowMs: CODE_MAIL_WINDOW_MS,
-          reason: 'code_mails',
-          message,
-        },
-      ];
-    }
-    return [
-      {
-        key: `reset-mail-hour:${account.id}`,
-        budget: RESET_MAILS_PER_HOUR,
-        windowMs: HOUR_MS,
-        reason: 'code_mails',
-        message,
-      },
-      {
-        key: `reset-mail-day:${account.id}`,
-        budget: RESET_MAILS_PER_DAY,
-        windowMs: DAY_MS,
-        reason: 'code_mails',
-        message,
-      },
-    ];
-  }
 
   /** Mails a stored code; the caller has charged the mail budget. */
   async function send(account: AccountRecord, row: repo.CodeRow, client: ClientContext) {
@@ -184,7 +188,7 @@ export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles
 
   /** Charges the budget of the mail a new code of `purpose` would send; 429 past it. */
   async function charge(account: AccountRecord, purpose: CodePurpose): Promise<void> {
-    await throttles.chargeAll(mailBudgets(account, purpose));
+    await throttles.chargeAll(codeMailBudgets(account.id, purpose));
   }
 
   /**
@@ -259,7 +263,7 @@ export function createCodes(deps: PortalDeps, audit: Audit, throttles: Throttles
       );
       if (!open || !holdsChallenge(open, challenge)) return false;
       if (purpose !== 'password_reset' && open.attempts >= CODE_MAX_ATTEMPTS) return false;
-      await throttles.chargeAll(mailBudgets(account, purpose));
+      await charge(account, purpose);
       await send(account, open, client);
       return true;
     },
