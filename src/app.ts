@@ -213,7 +213,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       store: deps.store,
       clock: deps.clock,
       allowedOrigins: deps.config.mcpAllowedOrigins ?? [],
-      dataPrefix: DATA_PREFIX,
     }),
   );
   registerReferenceRoutes(app, DATA_PREFIX);

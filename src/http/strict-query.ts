@@ -40,16 +40,16 @@ function listsOf(schema: QuerySchema): readonly RegExp[] {
 
 /**
  * Query parameters as the route's schema writes them: each given once (but a list's, once per
- * value), integers in plain decimal digits. Ajv's coercion, which runs next, would read `1e3`, `0x10`, `Infinity` or ` 2` as numbers
- * and a repeated parameter as a list; this looks at the raw text first.
+ * value), integers in plain decimal digits. Ajv's coercion, which runs next, would read `1e3`,
+ * `0x10`, `Infinity` or ` 2` as numbers and a repeated parameter as a list; this looks at the raw
+ * text first.
  */
 export async function strictQuery(request: FastifyRequest): Promise<void> {
   const schema = request.routeOptions.schema?.querystring as QuerySchema | undefined;
   if (!schema) return;
   const integers = integersOf(schema);
-  const lists = listsOf(schema);
   for (const [name, value] of Object.entries(request.query as Record<string, unknown>)) {
-    if (Array.isArray(value) && !lists.some((pattern) => pattern.test(name))) {
+    if (Array.isArray(value) && !listsOf(schema).some((pattern) => pattern.test(name))) {
       throw new ApiError('invalid_parameter', `query parameter '${name}' is given more than once`);
     }
     if (integers.has(name) && typeof value === 'string' && !DIGITS.test(value)) {

@@ -41,8 +41,6 @@ export interface HostedMcpDeps {
   clock: Clock;
   /** Browser origins that may call the endpoint (MCP_ALLOWED_ORIGINS); none by default. */
   allowedOrigins: readonly string[];
-  /** Where the data API answers on this app, which the tools read through. */
-  dataPrefix: string;
 }
 
 /**
