@@ -38,8 +38,6 @@ export function registerAccountRoutes(
 ): void {
   const { portal, cookies } = kit;
 
-  pages.get('/', async (_request, reply) => reply.redirect(KEYS_PATH, 303));
-
   pages.get('/keys', async (request, reply) => {
     const principal = await kit.holder(request, reply);
     if (!principal) return reply;

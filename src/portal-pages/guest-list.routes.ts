@@ -9,8 +9,10 @@ import {
   HolderBusy,
 } from '../guest-list/guest-list.ts';
 import { clientOf } from '../portal/portal.routes.ts';
+import { PORTAL_PATH } from './layout.ts';
 import type { PageKit } from './page-kit.ts';
 import { notFoundPage, problemPage } from './pages/account.ts';
+import { GUEST_LISTS_PATH, guestListsPage } from './pages/guest-lists.ts';
 import { keyPath } from './pages/keys.ts';
 
 const CONTENT_TYPES: Record<GuestListFormat, string> = {
@@ -19,7 +21,7 @@ const CONTENT_TYPES: Record<GuestListFormat, string> = {
 };
 
 /**
- * The guest-list downloads of the key pages: a signed-in holder's own key, one campaign it reads,
+ * The guest-list page an organiser lands on, and the downloads it and the key pages offer: a signed-in holder's own key, one campaign it reads,
  * as a file written while it is read. A refusal before the first byte is a page in words.
  */
 export function registerGuestListRoutes(
@@ -27,6 +29,26 @@ export function registerGuestListRoutes(
   kit: PageKit,
   guestLists: GuestLists,
 ): void {
+  /**
+   * Where a signed-in holder lands: the guest lists, when any key of theirs reads a campaign now
+   * (an organiser's first need); the keys otherwise (a developer's, or an account still waiting
+   * for its scope).
+   */
+  pages.get('/', async (request, reply) => {
+    const principal = await kit.holder(request, reply);
+    if (!principal) return reply;
+    const lists = await kit.portal.guestLists(principal);
+    return reply.redirect(lists.length > 0 ? GUEST_LISTS_PATH : `${PORTAL_PATH}/keys`, 303);
+  });
+
+  pages.get('/guest-lists', async (request, reply) => {
+    const principal = await kit.holder(request, reply);
+    if (!principal) return reply;
+    const context = kit.context(request, reply, GUEST_LISTS_PATH, principal);
+    const lists = await kit.portal.guestLists(principal);
+    return kit.send(reply, 200, guestListsPage(context, lists, kit.clock.now()));
+  });
+
   for (const format of ['xlsx', 'csv'] as const) {
     pages.get(`/keys/:id/campaigns/:campaignId/guest-list.${format}`, async (request, reply) => {
       const principal = await kit.holder(request, reply);
@@ -48,11 +70,17 @@ export function registerGuestListRoutes(
         if (error.code === 'not_found') return kit.refuse(reply, error, notFoundPage(context));
         const text =
           error instanceof HolderBusy
-            ? t.keys.downloadBusy(FILES_AT_ONCE_PER_HOLDER)
+            ? t.guestLists.downloadBusy(FILES_AT_ONCE_PER_HOLDER)
             : error.code === 'rate_limited'
-              ? t.keys.downloadRateLimited(t.duration(Number(error.headers['retry-after'] ?? 60)))
-              : t.keys.downloadForbidden;
-        return kit.refuse(reply, error, problemPage(context, t.keys.downloadRefusedTitle, text));
+              ? t.guestLists.downloadRateLimited(
+                  t.duration(Number(error.headers['retry-after'] ?? 60)),
+                )
+              : t.guestLists.downloadForbidden;
+        return kit.refuse(
+          reply,
+          error,
+          problemPage(context, t.guestLists.downloadRefusedTitle, text),
+        );
       }
       const name = guestListFileName(list.campaign, kit.clock.now(), format);
       const body = new PassThrough();
@@ -72,7 +100,7 @@ export function registerGuestListRoutes(
           .catch((error: unknown) =>
             request.log.error({ err: error }, 'guest list download not counted'),
           );
-      void list.write(t.keys.guestListHeadings, body, counted).then(
+      void list.write(t.guestLists.headings, body, counted).then(
         async () => {
           await finish(true);
           body.end();

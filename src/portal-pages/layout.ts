@@ -28,6 +28,7 @@ function navigation(context: PageContext): Fragment {
   const links = holder.limited
     ? []
     : [
+        ['guest-lists', t.nav.guestLists],
         ['keys', t.nav.keys],
         ['devices', t.nav.devices],
         ['password', t.nav.password],

@@ -2,14 +2,16 @@ import { DISABLE_AFTER_FAILING_DAYS } from '../notifications/retry-schedule.ts';
 import type { ThrottleReason } from '../portal/portal-context.ts';
 import { HOUR_MS } from '../time-units.ts';
 import type { FormProblem } from './form-input.ts';
+import { GUEST_LIST_WORDS } from './messages-guest-lists.ts';
 
 /** The portal's words in English; its shape is every language's (see Messages). */
 export const en = {
   languageName: 'English',
-  portalName: 'Hadir developer portal',
+  portalName: 'Hadir portal',
   skipToContent: 'Skip to content',
   nav: {
     label: 'Portal',
+    guestLists: 'Guest lists',
     keys: 'Keys',
     devices: 'Devices',
     password: 'Password',
@@ -85,33 +87,8 @@ export const en = {
     submit: 'Change password',
     changed: 'Your password was changed. Other sessions and remembered devices were signed out.',
   },
+  guestLists: GUEST_LIST_WORDS.en,
   keys: {
-    downloadExcel: 'Download (Excel)',
-    downloadCsv: 'Download (CSV)',
-    downloadLabel: (format: string, title: string) => `Download ${title} as ${format}`,
-    downloadHint:
-      'A download holds what this key reads: its guests, with the questions above, times in Asia/Jakarta. It counts as one request of the key.',
-    downloadRefusedTitle: 'The guest list was not downloaded',
-    downloadForbidden:
-      'This key reads nothing of this campaign now: it was revoked or expired, or the campaign left its scope.',
-    downloadRateLimited: (wait: string) =>
-      `This key has used its requests for this minute. Try again in ${wait}.`,
-    downloadBusy: (files: number) =>
-      files === 1
-        ? 'A guest list is being made for your account. Try again once it has finished downloading.'
-        : `${files} guest lists are being made for your account. Try again once one has finished downloading.`,
-    guestListHeadings: {
-      id: 'ID',
-      submittedAt: 'Submitted (Asia/Jakarta, UTC+7)',
-      attendance: 'Attendance',
-      attendanceWords: { YES: 'Attending', NO: 'Not attending', MAYBE: 'Maybe' },
-      summary: {
-        sheet: 'Summary',
-        responses: 'Responses',
-        breakdowns: 'Answers',
-        sums: 'Totals over the attending guests',
-      },
-    },
     title: 'API keys',
     keyTitle: (name: string) => `Key: ${name}`,
     none: 'No keys yet. Your operator issues them.',

@@ -1,14 +1,16 @@
 import { DISABLE_AFTER_FAILING_DAYS } from '../notifications/retry-schedule.ts';
 import { HOUR_MS } from '../time-units.ts';
 import type { Messages } from './messages-en.ts';
+import { GUEST_LIST_WORDS } from './messages-guest-lists.ts';
 
 /** The portal's words in Indonesian, the language most holders read. */
 export const id: Messages = {
   languageName: 'Bahasa Indonesia',
-  portalName: 'Portal pengembang Hadir',
+  portalName: 'Portal Hadir',
   skipToContent: 'Langsung ke isi',
   nav: {
     label: 'Portal',
+    guestLists: 'Daftar tamu',
     keys: 'Kunci',
     devices: 'Perangkat',
     password: 'Kata sandi',
@@ -76,33 +78,8 @@ export const id: Messages = {
     changed:
       'Kata sandi Anda telah diubah. Sesi lain dan perangkat yang diingat telah dikeluarkan.',
   },
+  guestLists: GUEST_LIST_WORDS.id,
   keys: {
-    downloadExcel: 'Unduh (Excel)',
-    downloadCsv: 'Unduh (CSV)',
-    downloadLabel: (format: string, title: string) => `Unduh ${title} sebagai ${format}`,
-    downloadHint:
-      'Unduhan berisi yang dibaca kunci ini: tamunya, dengan pertanyaan di atas, waktu dalam Asia/Jakarta. Dihitung sebagai satu permintaan kunci.',
-    downloadRefusedTitle: 'Daftar tamu tidak diunduh',
-    downloadForbidden:
-      'Kunci ini kini tidak membaca apa pun dari kampanye ini: kunci dicabut atau kedaluwarsa, atau kampanye keluar dari cakupannya.',
-    downloadRateLimited: (wait: string) =>
-      `Kunci ini sudah memakai jatah permintaannya untuk menit ini. Coba lagi dalam ${wait}.`,
-    downloadBusy: (files: number) =>
-      files === 1
-        ? 'Sebuah daftar tamu sedang dibuat untuk akun Anda. Coba lagi setelah selesai diunduh.'
-        : `${files} daftar tamu sedang dibuat untuk akun Anda. Coba lagi setelah salah satunya selesai diunduh.`,
-    guestListHeadings: {
-      id: 'ID',
-      submittedAt: 'Waktu kirim (Asia/Jakarta, UTC+7)',
-      attendance: 'Kehadiran',
-      attendanceWords: { YES: 'Hadir', NO: 'Tidak hadir', MAYBE: 'Mungkin' },
-      summary: {
-        sheet: 'Ringkasan',
-        responses: 'Tanggapan',
-        breakdowns: 'Jawaban',
-        sums: 'Jumlah atas tamu yang hadir',
-      },
-    },
     title: 'Kunci API',
     keyTitle: (name) => `Kunci: ${name}`,
     none: 'Belum ada kunci. Operator Anda yang menerbitkannya.',

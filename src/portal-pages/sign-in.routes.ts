@@ -41,7 +41,7 @@ export function registerSignInRoutes(pages: FastifyInstance, kit: PageKit): void
       );
       if (result.status === 'authenticated') {
         cookies.setSession(request, reply, result.session);
-        return reply.redirect(`${PORTAL_PATH}/keys`, 303);
+        return reply.redirect(PORTAL_PATH, 303);
       }
       return kit.send(reply, 200, codePage(context, { email, challenge: result.challenge }));
     } catch (error) {
@@ -76,7 +76,7 @@ export function registerSignInRoutes(pages: FastifyInstance, kit: PageKit): void
       );
       cookies.setSession(request, reply, result.session);
       if (result.trustedDevice) cookies.setDevice(request, reply, result.trustedDevice.token);
-      return reply.redirect(`${PORTAL_PATH}/keys`, 303);
+      return reply.redirect(PORTAL_PATH, 303);
     } catch (error) {
       const message = pageErrorOf(error, context.t);
       return kit.refuse(

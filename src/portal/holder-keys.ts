@@ -3,6 +3,7 @@ import { openSealedKey } from '../keys/key-seal.ts';
 import { findSealedKey, wipeSealedKey } from '../keys/keys.repository.ts';
 import { listKeys, rotateKey } from '../keys/keys.service.ts';
 import { HOUR_MS } from '../time-units.ts';
+import { guestListOverview } from './guest-list-overview.ts';
 import { keyOverview } from './key-overview.ts';
 import type { Audit, ClientContext, PortalDeps } from './portal-context.ts';
 import type { SessionPrincipal } from './sessions.ts';
@@ -40,6 +41,12 @@ export function createHolderKeys(deps: PortalDeps, audit: Audit) {
     /** The keys as the portal pages show them: state in words, scope by title, 30 days of use. */
     async overview(principal: SessionPrincipal) {
       return keyOverview(store.db, principal.accountId, clock.now());
+    },
+
+    /** The campaigns the account's keys in force read: what its guest-list page offers. */
+    async guestLists(principal: SessionPrincipal) {
+      const keys = await keyOverview(store.db, principal.accountId, clock.now());
+      return guestListOverview(store.db, keys);
     },
 
     /** Shows a key the operator sealed for the portal, once; the sealed copy is wiped as it is shown. */

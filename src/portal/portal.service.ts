@@ -46,6 +46,7 @@ export function createPortalService(deps: PortalDeps) {
     revokeDevice: devices.revoke,
     listKeys: keys.list,
     keyOverview: keys.overview,
+    guestLists: keys.guestLists,
     revealKey: keys.reveal,
     rotateKey: keys.rotate,
     webhooks,

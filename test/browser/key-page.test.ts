@@ -77,7 +77,7 @@ describe('a key page on a phone and on a desktop', { timeout: 120_000 }, () => {
     await page.locator('button[type=submit]').first().click();
     await page.locator('#field-code').fill(await smtp.codeFor(EMAIL, before));
     await page.locator('main form[action$="/sign-in/code"] button[type=submit]').click();
-    await page.waitForURL(/\/developer\/portal\/keys$/);
+    await page.waitForURL(/\/developer\/portal\/guest-lists$/);
     return page;
   }
 

@@ -57,13 +57,11 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
   }
 
   const newPage = (locale: 'id-ID' | 'en-US') => openPortalPage(browser, locale);
-  const check = checkPage;
   const mailsTo = (email: string) => smtp.messages.filter((m) => m.to.includes(email)).length;
   const signIn = (page: Page, email: string, options?: { remember?: boolean; check?: string }) =>
     signInOnPage(page, { base, smtp }, email, options);
 
   async function stepUpCode(page: Page, email: string, before: number) {
-    await page.locator('#field-code').waitFor();
     await page.locator('#field-code').fill(await smtp.codeFor(email, before));
     await page.locator('main button[type=submit]').click();
   }
@@ -78,10 +76,12 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       await page.goto(`${base}/developer/portal`);
       expect(page.url()).toBe(`${base}/developer/portal/sign-in`);
       expect(await page.getAttribute('html', 'lang')).toBe('id');
-      await check(page, 'id-sign-in');
+      await checkPage(page, 'id-sign-in');
       await signIn(page, email, { remember: true, check: 'id' });
+      await page.locator('h1', { hasText: 'Daftar tamu' }).waitFor(); // its key reads a campaign
+      await page.locator('nav a', { hasText: 'Kunci' }).click();
       await page.locator('h1', { hasText: 'Kunci API' }).waitFor();
-      await check(page, 'id-keys');
+      await checkPage(page, 'id-keys');
 
       // The list says what each key reads and its state in words; the detail is a click away.
       expect(await page.locator('.key-list .status').first().textContent()).toMatch(
@@ -89,13 +89,13 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       );
       await page.locator('.key-list a', { hasText: 'portal key' }).click();
       await page.waitForURL(new RegExp(`/keys/${sealedKeyId}$`));
-      await check(page, 'id-key');
+      await checkPage(page, 'id-key');
 
       // Reveal: a step-up code in place, then the key once.
       let before = mailsTo(email);
       await page.locator('main button', { hasText: 'Tampilkan kunci' }).click();
       await page.locator('h1', { hasText: 'Pastikan ini Anda' }).waitFor();
-      await check(page, 'id-step-up');
+      await checkPage(page, 'id-step-up');
       await stepUpCode(page, email, before);
       await page.locator('h1', { hasText: 'Kunci Anda' }).waitFor();
       expect(await page.locator('.notice').textContent()).toContain('tidak akan ditampilkan lagi');
@@ -104,7 +104,7 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       // The portal's script shows the copy button once it has run; the check may come first.
       await page.locator('button.copy').waitFor({ state: 'visible', timeout: 5_000 });
       expect(await page.locator('button.copy').isVisible()).toBe(true);
-      await check(page, 'id-revealed');
+      await checkPage(page, 'id-revealed');
       expect((await data(revealed)).status).toBe(200);
 
       // Not twice: the button is gone, and the form posted again is refused.
@@ -133,14 +133,14 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       expect(await page.locator('main .notice').textContent()).toMatch(
         /^Kunci Anda saat ini tetap bekerja selama 1 jam, sampai .* WIB\./,
       );
-      await check(page, 'id-rotate-confirm');
+      await checkPage(page, 'id-rotate-confirm');
       await page.locator('main button', { hasText: 'Ganti kunci' }).click();
       await page.locator('h1', { hasText: 'Kunci baru diterbitkan' }).waitFor();
       expect(mailsTo(email)).toBe(before);
       expect(await page.locator('main').textContent()).toMatch(/Kunci lama tetap bekerja sampai/);
       const rotated = await page.locator('#revealed-key').inputValue();
       expect(rotated).not.toBe(revealed);
-      await check(page, 'id-rotated');
+      await checkPage(page, 'id-rotated');
       expect((await data(rotated)).status).toBe(200);
       expect((await data(revealed)).status).toBe(200);
       await page.goto(`${base}/developer/portal/keys`);
@@ -163,7 +163,7 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
         '1 permintaan dan 2 baris dalam 30 hari',
         '2 permintaan dan 4 baris dalam 30 hari',
       ]);
-      await check(page, 'id-key-usage');
+      await checkPage(page, 'id-key-usage');
       // The table's scroll region is reachable by keyboard.
       expect(await page.locator('.usage .table-scroll').getAttribute('tabindex')).toBe('0');
 
@@ -174,7 +174,7 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       expect(await page.locator('main .notice').textContent()).toBe(
         'Kunci Anda saat ini akan langsung berhenti bekerja. Setiap sistem yang memakainya akan gagal sampai Anda memasang kunci baru.',
       );
-      await check(page, 'id-rotate-confirm-now');
+      await checkPage(page, 'id-rotate-confirm-now');
       await page.locator('main button', { hasText: 'Ganti kunci dan hentikan' }).click();
       await page.locator('h1', { hasText: 'Kunci baru diterbitkan' }).waitFor();
       expect(await page.locator('main').textContent()).toContain(
@@ -186,13 +186,13 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
 
       for (const path of ['devices', 'password', 'start']) {
         await page.goto(`${base}/developer/portal/${path}`);
-        await check(page, `id-${path}`);
+        await checkPage(page, `id-${path}`);
       }
       expect(await page.locator('pre code').first().textContent()).toContain('$HADIR_API_KEY');
       expect(await page.locator('#start-sync').textContent()).toContain('npx hadir-sync');
       await page.goto(`${base}/developer/portal/nothing-here`);
       expect(await page.locator('h1').textContent()).toBe('Halaman tidak ditemukan');
-      await check(page, 'id-not-found');
+      await checkPage(page, 'id-not-found');
       // The browser logs that 404; it was asked for.
       (page as Page & { problems?: string[] }).problems?.splice(0);
 
@@ -202,7 +202,7 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       expect(await page.locator('.notice').textContent()).toContain('Anda telah keluar');
       before = mailsTo(email);
       await signIn(page, email);
-      await page.waitForURL(/\/keys$/);
+      await page.waitForURL(/\/guest-lists$/);
       expect(mailsTo(email)).toBe(before);
 
       // Revoke the device: the next sign-in needs a code again.
@@ -239,7 +239,7 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       expect(await page.locator('#field-url-error').textContent()).toContain('cannot receive');
       expect(await page.locator('#field-url').inputValue()).toBe('ftp://partner.example/hooks');
       expect(mailsTo(email)).toBe(mails);
-      await check(page, 'en-webhook-refused');
+      await checkPage(page, 'en-webhook-refused');
 
       // Added after a step-up code; the secret is shown once.
       await page.locator('#field-url').fill(receiver.url);
@@ -251,13 +251,13 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       await page.locator('h1', { hasText: 'Signing secret' }).waitFor();
       const secret = await page.locator('#endpoint-secret').inputValue();
       expect(secret).toMatch(/^whsec_/);
-      await check(page, 'en-webhook-secret');
+      await checkPage(page, 'en-webhook-secret');
 
       // A test event, signed with that secret.
       await page.locator('main a', { hasText: 'Back to the key' }).click();
       await page.locator('main button', { hasText: 'Send a test event' }).click();
       await page.locator('.notice', { hasText: 'A test event is on its way' }).waitFor();
-      await check(page, 'en-key-with-endpoint');
+      await checkPage(page, 'en-key-with-endpoint');
       expect(await worker.runOnce()).toBe(1);
       const [first] = receiver.received;
       if (!first) throw new Error('no test event arrived');
@@ -277,7 +277,7 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       await page.locator('main a', { hasText: 'Delivery log' }).click();
       await page.locator('h1', { hasText: 'Delivery log' }).waitFor();
       expect(await page.locator('tbody tr').first().textContent()).toContain('Delivered');
-      await check(page, 'en-webhook-log');
+      await checkPage(page, 'en-webhook-log');
       await page.locator('tbody button', { hasText: 'Send again' }).first().click();
       await page.locator('.notice', { hasText: '1 notification will be sent again' }).waitFor();
       expect(await worker.runOnce()).toBe(1);
@@ -297,7 +297,7 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       expect(await page.locator('main .notice').textContent()).toContain(
         'Hadir stops sending notifications to',
       );
-      await check(page, 'en-endpoint-remove-confirm');
+      await checkPage(page, 'en-endpoint-remove-confirm');
       await page.locator('main button', { hasText: 'Remove the endpoint' }).click();
       await page.locator('.notice', { hasText: 'Endpoint removed' }).waitFor();
       expect(await page.locator('.endpoint').count()).toBe(0);
@@ -316,7 +316,7 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       expect(await page.locator('header nav li').count()).toBe(0);
       await page.goto(`${base}/developer/portal/keys`);
       expect(page.url()).toBe(`${base}/developer/portal/password`);
-      await check(page, 'en-password-due');
+      await checkPage(page, 'en-password-due');
 
       // A refused password: the message sits next to its field, tied to it.
       await page.locator('#field-currentPassword').fill(PORTAL_PASSWORD);
@@ -330,7 +330,7 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       // Focus lands on the field to fix, so a keyboard user types there at once (the page's
       // script moves it once it has run, which a loaded machine may take a moment to do).
       await page.waitForFunction(() => document.activeElement?.id === 'field-newPassword');
-      await check(page, 'en-password-refused');
+      await checkPage(page, 'en-password-refused');
 
       await page.locator('#field-currentPassword').fill(PORTAL_PASSWORD);
       await page.locator('#field-newPassword').fill('rendang-padang-pedas');
@@ -339,10 +339,10 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
       await page.waitForURL(/\/password\?done=changed$/);
       await page.goto(`${base}/developer/portal/keys`);
       expect(page.url()).toBe(`${base}/developer/portal/keys`);
-      await check(page, 'en-keys');
+      await checkPage(page, 'en-keys');
       for (const path of ['devices', 'start']) {
         await page.goto(`${base}/developer/portal/${path}`);
-        await check(page, `en-${path}`);
+        await checkPage(page, `en-${path}`);
       }
       // The language switch, by keyboard alone.
       await page.goto(`${base}/developer/portal/keys`);
@@ -363,36 +363,36 @@ describe('the developer portal in a real browser', { timeout: 180_000 }, () => {
     try {
       await page.goto(`${base}/developer/portal/sign-in`);
       await page.locator('a', { hasText: 'Forgot your password?' }).click();
-      await check(page, 'en-forgot');
+      await checkPage(page, 'en-forgot');
       const before = mailsTo(email);
       await page.locator('#field-email').fill(email);
       await page.locator('main button[type=submit]').click();
       await page.locator('h1', { hasText: 'Set a new password' }).waitFor();
-      await check(page, 'en-reset');
+      await checkPage(page, 'en-reset');
       await page.locator('#field-code').fill(await smtp.codeFor(email, before));
       await page.locator('#field-newPassword').fill('gado-gado-siram-kacang');
       await page.locator('#field-newPasswordAgain').fill('gado-gado-siram-kacang');
       await page.locator('main button[type=submit]').click();
       await page.waitForURL(/\/sign-in\?done=reset$/);
       expect(await page.locator('.notice').textContent()).toContain('password was reset');
-      await check(page, 'en-sign-in-after-reset');
+      await checkPage(page, 'en-sign-in-after-reset');
       await page.locator('#field-email').fill(email);
       await page.locator('#field-password').fill('gado-gado-siram-kacang');
       const codeBefore = mailsTo(email);
       await page.locator('main button[type=submit]').click();
       await page.locator('#field-code').fill(await smtp.codeFor(email, codeBefore));
       await page.locator('main form[action$="/sign-in/code"] button[type=submit]').click();
-      await page.waitForURL(/\/keys$/);
+      await page.waitForURL(/\/guest-lists$/);
 
       // The English key, step-up and reveal pages.
       await page.goto(`${base}/developer/portal/keys/${sealedKeyId}`);
-      await check(page, 'en-key');
+      await checkPage(page, 'en-key');
       const stepUpBefore = mailsTo(email);
       await page.locator(`form[action$="${sealedKeyId}/reveal"] button`).click();
-      await check(page, 'en-step-up');
+      await checkPage(page, 'en-step-up');
       await stepUpCode(page, email, stepUpBefore);
       await page.locator('h1', { hasText: 'Your key' }).waitFor();
-      await check(page, 'en-revealed');
+      await checkPage(page, 'en-revealed');
     } finally {
       await context.close();
     }

@@ -87,5 +87,5 @@ export async function signInOnPage(
   await page.locator('#field-code').fill(code);
   if (options.remember) await page.locator('#field-remember').check();
   await page.locator('main form[action$="/sign-in/code"] button[type=submit]').click();
-  await page.waitForURL(/\/developer\/portal\/(keys|password)$/);
+  await page.waitForURL(/\/developer\/portal\/(guest-lists|keys|password)$/);
 }

@@ -91,6 +91,15 @@ export async function signedInPages(
     password: PORTAL_PASSWORD,
     mustChangePassword: false,
   });
+  return signInPages(t, smtp, email);
+}
+
+/** Signs an existing account (password PORTAL_PASSWORD) in through the pages. */
+export async function signInPages(
+  t: { app: FastifyInstance },
+  smtp: TestSmtpServer,
+  email: string,
+) {
   const browser = pageBrowser(t.app);
   const form = await browser.get(`${PORTAL_PATH}/sign-in`);
   const codePage = await browser.post(`${PORTAL_PATH}/sign-in`, {

@@ -6,7 +6,7 @@ import { type GuestListHeadings, writeXlsx } from '../../src/guest-list/guest-li
 import { MESSAGES } from '../../src/portal-pages/messages.ts';
 
 /** The workbook's words as the portal gives them in Indonesian. */
-const HEADINGS: GuestListHeadings = MESSAGES.id.keys.guestListHeadings;
+const HEADINGS: GuestListHeadings = MESSAGES.id.guestLists.headings;
 
 const STATUSES = ['YES', 'NO', 'MAYBE', 'YES'] as const;
 const MENUS = ['Sate', 'Soto', 'Vegetarian'];

@@ -1,4 +1,5 @@
 import type { GuestListFormat } from '../../guest-list/guest-list.ts';
+import { readsData } from '../../portal/guest-list-overview.ts';
 import type { KeyOverview, KeyState } from '../../portal/key-overview.ts';
 import { dateTime, day } from '../format.ts';
 import { codeField, form, submit } from '../forms.ts';
@@ -43,25 +44,21 @@ export function stateText(context: PageContext, state: KeyState, now: number): s
   }
 }
 
-/** Whether a key still reads data: what its guest lists can be downloaded with. */
-const readsData = (key: KeyOverview) =>
-  key.state.kind !== 'expired' && key.state.kind !== 'revoked';
-
-/** A campaign's guest list as Excel and as CSV. */
-function downloads(
+/** A campaign's guest list as Excel and as CSV, through one key. */
+export function downloads(
   context: PageContext,
-  key: KeyOverview,
+  key: { id: string },
   campaign: { id: string; title: string },
 ) {
   const { t } = context;
   return html`<span class="downloads">${(
     [
-      ['xlsx', t.keys.downloadExcel, 'Excel'],
-      ['csv', t.keys.downloadCsv, 'CSV'],
+      ['xlsx', t.guestLists.downloadExcel, 'Excel'],
+      ['csv', t.guestLists.downloadCsv, 'CSV'],
     ] as const
   ).map(
     ([format, text, name]) =>
-      html`<a class="button secondary" href="${guestListPath(key.id, campaign.id, format)}" download aria-label="${t.keys.downloadLabel(name, campaign.title)}">${text}</a>`,
+      html`<a class="button secondary" href="${guestListPath(key.id, campaign.id, format)}" download aria-label="${t.guestLists.downloadLabel(name, campaign.title)}">${text}</a>`,
   )}</span>`;
 }
 
@@ -80,7 +77,7 @@ function scope(context: PageContext, key: KeyOverview, withDownloads = false): S
           ? t.keys.totalsOnly
           : campaign.fields.map((field) => field.label).join(', ')
       }${offered && campaign.title !== null ? downloads(context, key, { id: campaign.id, title: campaign.title }) : null}</li>`,
-  )}</ul>${offered ? html`<p class="hint">${t.keys.downloadHint}</p>` : null}`;
+  )}</ul>${offered ? html`<p class="hint">${t.guestLists.downloadHint}</p>` : null}`;
 }
 
 function keySummary(context: PageContext, key: KeyOverview, now: number): SafeHtml {

@@ -41,7 +41,7 @@ describe.each(ENGINES)('the portal pages over HTTP on %s', (engine) => {
     accounts += 1;
     const session = await signedInPages(t, smtp, `pages${accounts}@example.test`);
     expect(session.signedIn.status).toBe(303);
-    expect(session.signedIn.headers.location).toBe(`${PORTAL}/keys`);
+    expect(session.signedIn.headers.location).toBe(PORTAL);
     return session;
   }
 
