@@ -14,6 +14,7 @@ import type { Store } from './db/connect.ts';
 import { StoreOutage } from './db/store-outage.ts';
 import { registerReferenceRoutes } from './docs/docs.routes.ts';
 import { registerOpenApi } from './docs/openapi.ts';
+import { ExportWorker } from './exports/export-worker.ts';
 import { createGuestLists } from './guest-list/guest-list.ts';
 import { registerAnswerGuards } from './http/answer-guards.ts';
 import type { ConnectionTimeouts } from './http/connections.ts';
@@ -94,6 +95,8 @@ export interface AppDeps {
    * when it has a listener of its own (see buildIngestApp).
    */
   ingest?: Pick<IngestSettings, 'maxConcurrentBatches' | 'scrubAfterMs' | 'refusedTokensPerMinute'>;
+  /** Runs the scheduled bucket deliveries that fall due while it listens (see ExportWorker). */
+  runsExports?: boolean;
 }
 
 export const DATA_PREFIX = '/developer/v1';
@@ -188,6 +191,33 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     rateLimit: { store: rateLimitStore, perKeyPerMinute: deps.config.rateLimitPerMinute },
     speedups,
   });
+  if (deps.runsExports) {
+    const exportWorker = new ExportWorker({
+      store: deps.store,
+      clock: deps.clock,
+      keySealKey: deps.secrets.keySealKey,
+      campaigns: reads.campaigns,
+      keyUsage,
+      speedups,
+      // Ids and counts only: a run's files hold answers, its log line never does.
+      onRun: (exportId, outcome) =>
+        'error' in outcome
+          ? deps.logger.warn({ exportId, error: outcome.error }, 'delivery to a bucket failed')
+          : deps.logger.info(
+              {
+                exportId,
+                run: outcome.manifest.run,
+                files: outcome.manifest.files.length,
+                rows: outcome.rows,
+                bytes: outcome.bytes,
+              },
+              'delivered to a bucket',
+            ),
+      onError: (error) => deps.logger.error({ err: error }, 'deliveries could not be checked'),
+    });
+    app.addHook('onListen', async () => exportWorker.start());
+    app.addHook('onClose', () => exportWorker.stop());
+  }
   await app.register(portalApi(portal), { prefix: PORTAL_PREFIX });
   const packagesFolder = deps.packagesFolder ?? defaultPackagesFolder();
   const clientPackages = findClientPackages(packagesFolder);

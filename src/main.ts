@@ -114,6 +114,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       webhooksAllowPrivateNetworks: config.webhooksAllowPrivateNetworks,
       resolveWebhookHost: systemResolver,
     },
+    runsExports: true,
     // Without a listener of its own, the platform's ingest API is on this one.
     ...(config.ingestPort === undefined ? { ingest } : {}),
   });

@@ -32,6 +32,7 @@ import * as changeWindows from './migrations/0015-change-windows.ts';
 import * as respondentChanges from './migrations/0016-respondent-changes.ts';
 import * as erasureHolds from './migrations/0017-erasure-holds.ts';
 import * as answerValues from './migrations/0018-answer-values.ts';
+import * as exportsTables from './migrations/0019-exports.ts';
 import { unreachableReason } from './store-errors.ts';
 
 interface EngineMigration {
@@ -60,6 +61,7 @@ const MIGRATIONS = {
   '0016-respondent-changes': respondentChanges,
   '0017-erasure-holds': erasureHolds,
   '0018-answer-values': answerValues,
+  '0019-exports': exportsTables,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {

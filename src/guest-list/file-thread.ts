@@ -5,10 +5,10 @@ import { setPriority } from 'node:os';
 import { Writable } from 'node:stream';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ProjectedRespondent } from '../campaigns/pages/respondent-pages.ts';
+import type { GuestListSource } from './file-source.ts';
 import {
   type GuestListFormat,
   type GuestListHeadings,
-  type GuestListSource,
   writeGuestList,
 } from './guest-list-files.ts';
 

@@ -1,19 +1,13 @@
 import { once } from 'node:events';
 import { PassThrough, type Writable } from 'node:stream';
 import type ExcelJS from 'exceljs';
-import type { WholeCampaign } from '../campaigns/campaigns.service.ts';
 import type { ProjectedRespondent } from '../campaigns/pages/respondent-pages.ts';
 import { JAKARTA_OFFSET_MS } from '../time-units.ts';
+import { type GuestListSource, readerReady } from './file-source.ts';
+import { writeParquet } from './parquet-file.ts';
 
 /** The files a guest list is written as. */
-export type GuestListFormat = 'xlsx' | 'csv';
-
-/** What a guest list is written from: the campaign's title, its fields and its rows. */
-export interface GuestListSource {
-  campaign: Pick<WholeCampaign['campaign'], 'title'>;
-  fields: ReadonlyArray<Pick<WholeCampaign['fields'][number], 'key' | 'label' | 'type'>>;
-  respondents(): AsyncGenerator<ProjectedRespondent>;
-}
+export type GuestListFormat = 'xlsx' | 'csv' | 'parquet';
 
 /** The words of the file in the holder's language: plain data, handed to a file's thread. */
 export interface GuestListHeadings {
@@ -55,21 +49,14 @@ export function jakartaTime(ms: number): string {
   return new Date(ms + JAKARTA_OFFSET_MS).toISOString().slice(0, 16).replace('T', ' ');
 }
 
-/** The reader went away: the file is not written on for nobody. */
-export class ReaderGone extends Error {}
-
 /**
- * Waits while `out` holds more than it wants, so a slow reader slows the file and memory stays
- * flat; stops the writing once the reader has gone.
+ * Gives the event loop a turn, then waits while `out` holds more than it wants (see readerReady).
  */
 async function drained(out: Writable): Promise<void> {
   // A turn of the event loop for the compression and the socket: the rows are read from the
   // store without one, and the workbook's zip takes what it is given without pushing back.
   await new Promise((resolve) => setImmediate(resolve));
-  if (out.writableNeedDrain && !out.destroyed) {
-    await Promise.race([once(out, 'drain'), once(out, 'close')]);
-  }
-  if (out.destroyed) throw new ReaderGone('the reader went away before the file was written');
+  await readerReady(out);
 }
 
 /**
@@ -352,5 +339,12 @@ export function writeGuestList(
   out: Writable,
   written: (rows: number) => void = () => {},
 ): Promise<number> {
-  return (format === 'xlsx' ? writeXlsx : writeCsv)(whole, headings, out, written);
+  switch (format) {
+    case 'xlsx':
+      return writeXlsx(whole, headings, out, written);
+    case 'csv':
+      return writeCsv(whole, headings, out, written);
+    case 'parquet':
+      return writeParquet(whole, out, written);
+  }
 }

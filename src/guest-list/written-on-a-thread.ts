@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { WholeCampaign } from '../campaigns/campaigns.service.ts';
 import {
@@ -6,8 +5,9 @@ import {
   WHOLE_CAMPAIGN_BATCH,
 } from '../campaigns/pages/respondent-pages.ts';
 import { startThread } from '../threads.ts';
+import { readerReady } from './file-source.ts';
 import type { FileThreadData, FileThreadMessage, RowsMessage } from './file-thread.ts';
-import { type GuestListFormat, type GuestListHeadings, ReaderGone } from './guest-list-files.ts';
+import type { GuestListFormat, GuestListHeadings } from './guest-list-files.ts';
 
 /**
  * A file thread's heap: ExcelJS's cells for the rows in hand and the zip's window, never the whole
@@ -65,10 +65,7 @@ export async function writeOnThread(
   // The next read starts while the thread writes the last one.
   let ahead = read();
   const giveMore = async () => {
-    if (out.writableNeedDrain && !out.destroyed) {
-      await Promise.race([once(out, 'drain'), once(out, 'close')]);
-    }
-    if (out.destroyed) throw new ReaderGone('the reader went away before the file was written');
+    await readerReady(out);
     const batch = await ahead;
     if (batch.length > 0) ahead = read();
     thread.postMessage({ rows: batch } satisfies RowsMessage);

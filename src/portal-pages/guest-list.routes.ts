@@ -18,6 +18,7 @@ import { keyPath } from './pages/keys.ts';
 const CONTENT_TYPES: Record<GuestListFormat, string> = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   csv: 'text/csv; charset=utf-8',
+  parquet: 'application/vnd.apache.parquet',
 };
 
 /**

@@ -15,4 +15,10 @@ export class ManualClock implements Clock {
   advance(ms: number): void {
     this.#ms += ms;
   }
+
+  /** Moves to a later instant (never back: the service's stamps only grow). */
+  set(ms: number): void {
+    if (ms < this.#ms) throw new Error('a ManualClock does not go back');
+    this.#ms = ms;
+  }
 }

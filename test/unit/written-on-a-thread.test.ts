@@ -2,7 +2,8 @@ import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { WholeCampaign } from '../../src/campaigns/campaigns.service.ts';
 import type { ProjectedRespondent } from '../../src/campaigns/pages/respondent-line.ts';
-import { ReaderGone, writeGuestList } from '../../src/guest-list/guest-list-files.ts';
+import { ReaderGone } from '../../src/guest-list/file-source.ts';
+import { writeGuestList } from '../../src/guest-list/guest-list-files.ts';
 import { writeOnThread } from '../../src/guest-list/written-on-a-thread.ts';
 
 const HEADINGS = {

@@ -1,0 +1,198 @@
+import { recordAudit } from '../audit/audit.repository.ts';
+import type { CampaignService } from '../campaigns/campaigns.service.ts';
+import type { Clock } from '../clock.ts';
+import type { Store } from '../db/store.ts';
+import { ApiError } from '../errors.ts';
+import { writeGuestList } from '../guest-list/guest-list-files.ts';
+import { writeOnThread } from '../guest-list/written-on-a-thread.ts';
+import { toIso } from '../instant.ts';
+import { keyStatus, lifetimeOf } from '../key-in-force.ts';
+import type { KeyUsage } from '../keys/key-usage.ts';
+import { findScopesOfKeys } from '../keys/keys.repository.ts';
+import { type AuthenticatedKey, verifyKey } from '../keys/keys.service.ts';
+import { GUEST_LIST_WORDS } from '../portal-pages/messages-guest-lists.ts';
+import { readHorizon } from '../removals/removals.repository.ts';
+import type { Speedups } from '../speedups.ts';
+import { openBucket } from './bucket.ts';
+import { runName } from './export-schedule.ts';
+import type { ExportRow, RunClaim } from './exports.repository.ts';
+import { type ExportFormat, formatsOf, targetOf } from './exports.service.ts';
+
+export interface RunDeps {
+  store: Store;
+  clock: Clock;
+  keySealKey: Buffer;
+  /** The data API's campaign reads: the one door to rows, under the key's allow-list. */
+  campaigns: CampaignService;
+  keyUsage: KeyUsage;
+  /** Whether files are written on a thread of their own ('file-thread'), as downloads are. */
+  speedups: Speedups;
+}
+
+/** A file of a run, as its manifest lists it. */
+export interface DeliveredFile {
+  path: string;
+  campaignId: string;
+  format: ExportFormat;
+  rows: number;
+  bytes: number;
+  sha256: string;
+}
+
+/** What a run wrote: its manifest's contents. */
+export interface Manifest {
+  version: 1;
+  exportId: string;
+  run: string;
+  runAt: string;
+  startedAt: string;
+  finishedAt: string;
+  /** Follow the removals feed from here: every removal after this run's rows is in it. */
+  removals: { until: string };
+  files: DeliveredFile[];
+}
+
+export interface RunResult {
+  manifest: Manifest;
+  rows: number;
+  bytes: number;
+  /** Older runs deleted to keep the export's last N. */
+  runsRemoved: string[];
+}
+
+/** The key chain has no key in force: the delivery stops until one is (never, for most). */
+export class KeyNotInForce extends Error {}
+/** Another node took the run over (this one's lease ran out): it stops before its manifest. */
+export class RunTakenOver extends Error {}
+
+const CONTENT_TYPES: Record<ExportFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  parquet: 'application/vnd.apache.parquet',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+};
+
+/** The chain's newest key in force, checked by the one policy every read of a key takes. */
+async function keyOf(deps: RunDeps, row: ExportRow): Promise<AuthenticatedKey> {
+  const now = deps.clock.now();
+  const keys = await deps.store.db
+    .selectFrom('api_keys')
+    .select(['id', 'revoked_at', 'expires_at'])
+    .where('lineage_id', '=', row.lineage_id)
+    .orderBy('created_at', 'desc')
+    .execute();
+  const inForce = keys.find((key) => keyStatus(lifetimeOf(key), now) === 'active');
+  const verified =
+    inForce && (await verifyKey(deps.store, { holder: row.account_id, keyId: inForce.id }, now));
+  if (verified?.kind !== 'valid') {
+    throw new KeyNotInForce('the key is no longer in force (revoked, expired or its account off)');
+  }
+  return verified.key;
+}
+
+/** A file's name in its run's folder: the campaign's slug, or its id where two slugs meet. */
+function fileNames(campaigns: Array<{ id: string; slug: string }>): Map<string, string> {
+  const names = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const campaign of campaigns) {
+    const safe = campaign.slug.replace(/[^A-Za-z0-9._-]+/g, '-') || campaign.id;
+    const name = taken.has(safe) ? campaign.id.replace(/[^A-Za-z0-9._-]+/g, '-') : safe;
+    taken.add(name);
+    names.set(campaign.id, name);
+  }
+  return names;
+}
+
+/**
+ * One run of a delivery: per campaign the key reads and per format, one file of exactly what the
+ * key reads (the download's columns), streamed to the bucket and hashed; then each file checked in
+ * the bucket; then `manifest.json`, last, so that a reader of the manifest never sees a half-written
+ * run; then the runs past the export's `keep` deleted. `stillHeld` is asked between steps: a run
+ * another node took over stops before its manifest.
+ */
+export async function deliverRun(
+  deps: RunDeps,
+  row: ExportRow,
+  claim: RunClaim,
+  stillHeld: () => Promise<boolean>,
+): Promise<RunResult> {
+  const startedAt = deps.clock.now();
+  const key = await keyOf(deps, row);
+  // Read before the rows: a removal after this is in the feed from `until` on.
+  const horizon = await readHorizon(deps.store.db);
+  const scopes = (await findScopesOfKeys(deps.store.db, [key.id])).get(key.id) ?? [];
+  const readable = [];
+  for (const scope of scopes) {
+    try {
+      readable.push(await deps.campaigns.resolve(key, scope.campaignId, 'record'));
+    } catch (error) {
+      // A campaign deleted since the key was issued serves nothing, and has no file.
+      if (!(error instanceof ApiError && error.status === 404)) throw error;
+    }
+  }
+  const names = fileNames(readable.map((access) => access.campaign));
+  const run = runName(claim.runAt);
+  const write = deps.speedups.on('file-thread') ? writeOnThread : writeGuestList;
+  const headings = GUEST_LIST_WORDS.en.headings;
+  const bucket = await openBucket(targetOf(row, deps.keySealKey));
+  try {
+    const files: DeliveredFile[] = [];
+    for (const access of readable) {
+      for (const format of formatsOf(row)) {
+        const path = `${names.get(access.campaign.id)}.${format}`;
+        const whole = await deps.campaigns.everyRespondent(access);
+        const stored = await bucket.upload(bucket.keyOf(run, path), CONTENT_TYPES[format], (out) =>
+          write(format, whole, headings, out),
+        );
+        files.push({ path, campaignId: access.campaign.id, format, ...stored });
+        if (!(await stillHeld())) throw new RunTakenOver('another node took this run over');
+      }
+    }
+    // Never a manifest over a missing file: each is checked where a reader will find it.
+    for (const file of files) {
+      const size = await bucket.sizeOf(bucket.keyOf(run, file.path));
+      if (size !== file.bytes) {
+        throw new Error(
+          `${file.path} is ${size ?? 'missing'} in the bucket, not ${file.bytes} bytes`,
+        );
+      }
+    }
+    const manifest: Manifest = {
+      version: 1,
+      exportId: row.id,
+      run,
+      runAt: new Date(claim.runAt).toISOString(),
+      startedAt: toIso(startedAt),
+      finishedAt: toIso(deps.clock.now()),
+      removals: { until: toIso(Math.max(horizon.lastStamp, horizon.vouchedSince)) },
+      files,
+    };
+    if (!(await stillHeld())) throw new RunTakenOver('another node took this run over');
+    await bucket.put(
+      bucket.keyOf(run, 'manifest.json'),
+      `${JSON.stringify(manifest, null, 2)}\n`,
+      'application/json',
+    );
+    // The newest `keep` runs stay, this one among them; an erased guest leaves with the rest.
+    const runs = await bucket.runs();
+    const runsRemoved = runs.slice(0, Math.max(0, runs.length - row.keep)).filter((r) => r !== run);
+    for (const old of runsRemoved) await bucket.removeRun(old);
+    const rows = files.reduce((sum, file) => sum + file.rows, 0);
+    const bytes = files.reduce((sum, file) => sum + file.bytes, 0);
+    const now = deps.clock.now();
+    // One request of the key, with its rows, as a download is counted.
+    deps.keyUsage.count(key.id, now, 200, rows);
+    await recordAudit(
+      deps.store.db,
+      {
+        actor: 'exports',
+        action: 'export.delivered',
+        target: key.id,
+        details: { exportId: row.id, run, files: files.length, rows, bytes, runsRemoved },
+      },
+      now,
+    );
+    return { manifest, rows, bytes, runsRemoved };
+  } finally {
+    bucket.close();
+  }
+}

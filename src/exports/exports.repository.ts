@@ -1,0 +1,207 @@
+import type { Kysely } from 'kysely';
+import type { Database, ExportRunsTable, ExportsTable } from '../db/schema.ts';
+import { DAY_MS } from '../time-units.ts';
+
+export type ExportRow = ExportsTable;
+export type ExportRunRow = ExportRunsTable;
+
+/** Runs remembered per export (their counts and errors, for the listing and the key page). */
+const RUNS_REMEMBERED_MS = 30 * DAY_MS;
+
+export async function insertExport(db: Kysely<Database>, row: ExportRow): Promise<void> {
+  await db.insertInto('exports').values(row).execute();
+}
+
+export function listExportRows(
+  db: Kysely<Database>,
+  filter: { lineageIds?: readonly string[] } = {},
+): Promise<ExportRow[]> {
+  let query = db.selectFrom('exports').selectAll().orderBy('created_at').orderBy('id');
+  if (filter.lineageIds) {
+    if (filter.lineageIds.length === 0) return Promise.resolve([]);
+    query = query.where('lineage_id', 'in', filter.lineageIds);
+  }
+  return query.execute();
+}
+
+export function findExport(db: Kysely<Database>, id: string): Promise<ExportRow | undefined> {
+  return db.selectFrom('exports').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Removes an export and what is remembered of its runs; true when there was one. */
+export async function deleteExport(db: Kysely<Database>, id: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('export_runs').where('export_id', '=', id).execute();
+    const deleted = await trx.deleteFrom('exports').where('id', '=', id).executeTakeFirst();
+    return deleted.numDeletedRows > 0n;
+  });
+}
+
+/** The newest runs of these exports, newest first: at most `perExport` each. */
+export async function recentRuns(
+  db: Kysely<Database>,
+  exportIds: readonly string[],
+  now: number,
+): Promise<ExportRunRow[]> {
+  if (exportIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('export_runs')
+    .selectAll()
+    .where('export_id', 'in', exportIds)
+    .where('run_at', '>', now - RUNS_REMEMBERED_MS)
+    .orderBy('run_at', 'desc')
+    .execute();
+  return rows.map(numeric);
+}
+
+/** The runs of these slots that exist already, whatever their state. */
+export async function runsOfSlots(
+  db: Kysely<Database>,
+  slots: ReadonlyArray<{ exportId: string; runAt: number }>,
+): Promise<ExportRunRow[]> {
+  if (slots.length === 0) return [];
+  const rows = await db
+    .selectFrom('export_runs')
+    .selectAll()
+    .where(
+      'export_id',
+      'in',
+      slots.map((slot) => slot.exportId),
+    )
+    .where(
+      'run_at',
+      'in',
+      slots.map((slot) => slot.runAt),
+    )
+    .execute();
+  const wanted = new Set(slots.map((slot) => `${slot.exportId}@${slot.runAt}`));
+  return rows.map(numeric).filter((row) => wanted.has(`${row.export_id}@${row.run_at}`));
+}
+
+const numeric = (row: ExportRunRow): ExportRunRow => ({
+  ...row,
+  run_at: Number(row.run_at),
+  lease_until: Number(row.lease_until),
+  next_attempt_at: row.next_attempt_at === null ? null : Number(row.next_attempt_at),
+  started_at: Number(row.started_at),
+  finished_at: row.finished_at === null ? null : Number(row.finished_at),
+  rows: row.rows === null ? null : Number(row.rows),
+  bytes: row.bytes === null ? null : Number(row.bytes),
+});
+
+/** A slot's run held by one node: which attempt it is, so that a later holder fences it out. */
+export interface RunClaim {
+  exportId: string;
+  runAt: number;
+  attempt: number;
+}
+
+/**
+ * Claims a slot's run for `leaseMs`: the first claim inserts its row; a later one takes it only
+ * when its last attempt failed and its retry is due, or its holder's lease ran out (a node that
+ * died mid-run). One statement each, so of nodes claiming at once exactly one succeeds.
+ */
+export async function claimRun(
+  db: Kysely<Database>,
+  slot: { exportId: string; runAt: number },
+  now: number,
+  leaseMs: number,
+): Promise<RunClaim | undefined> {
+  const inserted = await db
+    .insertInto('export_runs')
+    .values({
+      export_id: slot.exportId,
+      run_at: slot.runAt,
+      state: 'running',
+      attempts: 1,
+      lease_until: now + leaseMs,
+      next_attempt_at: null,
+      started_at: now,
+      finished_at: null,
+      files: null,
+      rows: null,
+      bytes: null,
+      error: null,
+    })
+    .onConflict((conflict) => conflict.columns(['export_id', 'run_at']).doNothing())
+    .executeTakeFirst();
+  if ((inserted.numInsertedOrUpdatedRows ?? 0n) > 0n) return { ...slot, attempt: 1 };
+  const taken = await db
+    .updateTable('export_runs')
+    .set((eb) => ({
+      state: 'running',
+      attempts: eb('attempts', '+', 1),
+      lease_until: now + leaseMs,
+      next_attempt_at: null,
+      started_at: now,
+    }))
+    .where('export_id', '=', slot.exportId)
+    .where('run_at', '=', slot.runAt)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('state', '=', 'failed'), eb('next_attempt_at', '<=', now)]),
+        eb.and([eb('state', '=', 'running'), eb('lease_until', '<', now)]),
+      ]),
+    )
+    .returning('attempts')
+    .executeTakeFirst();
+  return taken ? { ...slot, attempt: Number(taken.attempts) } : undefined;
+}
+
+const held = (db: Kysely<Database>, claim: RunClaim) =>
+  db
+    .updateTable('export_runs')
+    .where('export_id', '=', claim.exportId)
+    .where('run_at', '=', claim.runAt)
+    .where('attempts', '=', claim.attempt)
+    .where('state', '=', 'running');
+
+/** Extends the claim's lease; false when another node has taken the run since. */
+export async function renewLease(
+  db: Kysely<Database>,
+  claim: RunClaim,
+  until: number,
+): Promise<boolean> {
+  const renewed = await held(db, claim).set({ lease_until: until }).executeTakeFirst();
+  return renewed.numUpdatedRows > 0n;
+}
+
+/** Ends the claim's run as delivered; false when another node has taken the run since. */
+export async function finishRun(
+  db: Kysely<Database>,
+  claim: RunClaim,
+  done: { at: number; files: number; rows: number; bytes: number },
+): Promise<boolean> {
+  const finished = await held(db, claim)
+    .set({
+      state: 'done',
+      finished_at: done.at,
+      files: done.files,
+      rows: done.rows,
+      bytes: done.bytes,
+      error: null,
+    })
+    .executeTakeFirst();
+  await db
+    .deleteFrom('export_runs')
+    .where('export_id', '=', claim.exportId)
+    .where('run_at', '<', done.at - RUNS_REMEMBERED_MS)
+    .execute();
+  return finished.numUpdatedRows > 0n;
+}
+
+/** Ends the claim's attempt as failed: tried again at `retryAt`, or given up when null. */
+export async function failRun(
+  db: Kysely<Database>,
+  claim: RunClaim,
+  failed: { at: number; error: string; retryAt: number | null },
+): Promise<void> {
+  await held(db, claim)
+    .set({
+      state: 'failed',
+      finished_at: failed.at,
+      error: failed.error,
+      next_attempt_at: failed.retryAt,
+    })
+    .execute();
+}
