@@ -125,7 +125,10 @@ export const EXPORT_COMMANDS: Record<string, Command> = {
       };
       const keep = keepOption(context);
       const added = await withStore(context, (store) =>
-        addExport(settingsOf(context, store), { ...input, ...(keep ? { keep } : {}) }),
+        addExport(settingsOf(context, store), {
+          ...input,
+          ...(keep !== undefined ? { keep } : {}),
+        }),
       );
       return {
         json: added,
