@@ -1,17 +1,21 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ClientPackage } from '../client-packages/client-packages.ts';
 import { ApiError } from '../errors.ts';
+import { readsData } from '../portal/guest-list-overview.ts';
 import { EndpointUrlError } from '../portal/holder-webhooks.ts';
 import type { KeyOverview } from '../portal/key-overview.ts';
 import { clientOf } from '../portal/portal.routes.ts';
 import type { SessionPrincipal } from '../portal/portal.service.ts';
 import { isSteppedUp } from '../portal/step-up.ts';
 import { HOUR_MS } from '../time-units.ts';
+import { registerExportRoutes } from './export.routes.ts';
 import { codeOf, formOf, isNewPasswordRefusal, newPasswordOf } from './form-input.ts';
+import { html } from './html.ts';
 import { PORTAL_PATH } from './layout.ts';
 import { pageErrorOf } from './page-errors.ts';
 import type { PageKit } from './page-kit.ts';
 import { devicesPage, notFoundPage, passwordPage, startPage } from './pages/account.ts';
+import { type ExportsState, exportsSection } from './pages/exports.ts';
 import {
   type KeyAction,
   keyPage,
@@ -66,18 +70,27 @@ export function registerAccountRoutes(
     principal: SessionPrincipal,
     error?: unknown,
     notifications: NotificationsState = {},
+    deliveries: ExportsState = {},
   ) => {
     const key = await keyOf(request, reply, principal);
     if (!key) return reply;
     const context = kit.context(request, reply, keyPath(key.id), principal);
     const now = kit.clock.now();
-    const endpoints = await portal.webhooks.list(principal, key.id);
+    const [endpoints, exports] = await Promise.all([
+      portal.webhooks.list(principal, key.id),
+      portal.exports.list(principal, key.id),
+    ]);
     // A refused URL is said at its field, with what was typed.
     const urlRefused = error instanceof EndpointUrlError;
-    const section = webhooksSection(context, keyPath(key.id), endpoints, {
+    const section = html`${webhooksSection(context, keyPath(key.id), endpoints, {
       ...notifications,
       ...(urlRefused ? { error: context.t.webhooks.urlRefused } : {}),
-    });
+    })}
+${exportsSection(context, keyPath(key.id), exports, {
+  readsData: readsData(key),
+  steppedUp: isSteppedUp(principal, now),
+  state: deliveries,
+})}`;
     if (error === undefined) {
       return kit.send(reply, 200, keyPage(context, key, now, {}, section));
     }
@@ -92,7 +105,13 @@ export function registerAccountRoutes(
     const notifications = DONE_NEWS.includes(done as never)
       ? { done: done as NonNullable<NotificationsState['done']> }
       : {};
-    return showKey(request, reply, principal, undefined, notifications);
+    const deliveries: ExportsState =
+      done === 'export-added'
+        ? { done: 'added' }
+        : done === 'export-removed'
+          ? { done: 'removed' }
+          : {};
+    return showKey(request, reply, principal, undefined, notifications, deliveries);
   });
 
   /**
@@ -190,6 +209,7 @@ export function registerAccountRoutes(
   });
 
   registerWebhookRoutes(pages, kit, { showKey, withStepUp });
+  registerExportRoutes(pages, kit, { showKey, withStepUp });
 
   pages.get('/devices', async (request, reply) => {
     const principal = await kit.holder(request, reply);

@@ -2,6 +2,7 @@ import { DISABLE_AFTER_FAILING_DAYS } from '../notifications/retry-schedule.ts';
 import type { ThrottleReason } from '../portal/portal-context.ts';
 import { HOUR_MS } from '../time-units.ts';
 import type { FormProblem } from './form-input.ts';
+import { EXPORT_WORDS } from './messages-exports.ts';
 import { GUEST_LIST_WORDS } from './messages-guest-lists.ts';
 
 /** The portal's words in English; its shape is every language's (see Messages). */
@@ -88,6 +89,7 @@ export const en = {
     changed: 'Your password was changed. Other sessions and remembered devices were signed out.',
   },
   guestLists: GUEST_LIST_WORDS.en,
+  exports: EXPORT_WORDS.en,
   keys: {
     title: 'API keys',
     keyTitle: (name: string) => `Key: ${name}`,

@@ -1,6 +1,7 @@
 import { DISABLE_AFTER_FAILING_DAYS } from '../notifications/retry-schedule.ts';
 import { HOUR_MS } from '../time-units.ts';
 import type { Messages } from './messages-en.ts';
+import { EXPORT_WORDS } from './messages-exports.ts';
 import { GUEST_LIST_WORDS } from './messages-guest-lists.ts';
 
 /** The portal's words in Indonesian, the language most holders read. */
@@ -79,6 +80,7 @@ export const id: Messages = {
       'Kata sandi Anda telah diubah. Sesi lain dan perangkat yang diingat telah dikeluarkan.',
   },
   guestLists: GUEST_LIST_WORDS.id,
+  exports: EXPORT_WORDS.id,
   keys: {
     title: 'Kunci API',
     keyTitle: (name) => `Kunci: ${name}`,

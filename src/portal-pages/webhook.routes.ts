@@ -5,6 +5,7 @@ import type { SessionPrincipal } from '../portal/portal.service.ts';
 import { HOUR_MS } from '../time-units.ts';
 import { formOf } from './form-input.ts';
 import type { PageKit } from './page-kit.ts';
+import type { ExportsState } from './pages/exports.ts';
 import { type KeyAction, keyPath } from './pages/keys.ts';
 import {
   deliveriesPage,
@@ -34,6 +35,7 @@ export interface KeyPageHelpers {
     principal: SessionPrincipal,
     error?: unknown,
     notifications?: NotificationsState,
+    deliveries?: ExportsState,
   ): Promise<FastifyReply>;
   withStepUp(
     request: FastifyRequest,

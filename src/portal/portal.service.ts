@@ -1,3 +1,4 @@
+import { createHolderExports } from './holder-exports.ts';
 import { createHolderKeys } from './holder-keys.ts';
 import { createHolderWebhooks } from './holder-webhooks.ts';
 import { createCodes } from './one-time-codes.ts';
@@ -27,6 +28,7 @@ export function createPortalService(deps: PortalDeps) {
   const stepUp = createStepUp(deps, codes, audit);
   const keys = createHolderKeys(deps, audit);
   const webhooks = createHolderWebhooks(deps, audit);
+  const exports = createHolderExports(deps);
   const reset = createPasswordReset(deps, { audit, throttles, codes });
   return {
     login: signIn.login,
@@ -50,6 +52,7 @@ export function createPortalService(deps: PortalDeps) {
     revealKey: keys.reveal,
     rotateKey: keys.rotate,
     webhooks,
+    exports,
     /** Waits for work that outlives its request (reset codes sent after their answer). */
     settle: reset.settle,
   };

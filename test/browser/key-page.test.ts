@@ -133,6 +133,21 @@ describe('a key page on a phone and on a desktop', { timeout: 120_000 }, () => {
     }
   });
 
+  it('opens the delivery form after a step-up, laid out on a phone and a desktop', async () => {
+    const page = await signedIn();
+    try {
+      await page.goto(`${base}/developer/portal/keys/${keyId}`);
+      const before = smtp.messages.filter((m) => m.to.includes(EMAIL)).length;
+      await page.locator('main button', { hasText: 'Set up a delivery' }).click();
+      await page.locator('#field-code').fill(await smtp.codeFor(EMAIL, before));
+      await page.locator('main button[type=submit]').click();
+      await page.locator('#field-secretAccessKey').waitFor();
+      await checkPage(page, 'en-key-delivery-form');
+    } finally {
+      await page.context().close();
+    }
+  });
+
   it('would catch a number split across lines', async () => {
     const page = await browser.newPage({ viewport: { width: 200, height: 400 } });
     try {

@@ -5,6 +5,7 @@ import { dateTime, day } from '../format.ts';
 import { codeField, form, submit } from '../forms.ts';
 import { html, type SafeHtml } from '../html.ts';
 import { csrfField, layout, notice, type PageContext, PORTAL_PATH } from '../layout.ts';
+import { exportsPath } from './exports.ts';
 import { usageChart } from './usage-chart.ts';
 import { endpointPath, eventField, webhooksPath } from './webhooks.ts';
 
@@ -16,7 +17,8 @@ export type KeyAction =
   | { kind: 'reveal'; keyId: string }
   | { kind: 'rotate'; keyId: string; overlapHours: number }
   | { kind: 'webhook-add'; keyId: string; url: string; events: string[] }
-  | { kind: 'webhook-rotate'; keyId: string; endpointId: string };
+  | { kind: 'webhook-rotate'; keyId: string; endpointId: string }
+  | { kind: 'export-setup'; keyId: string };
 
 export const keyPath = (keyId: string) => `${PORTAL_PATH}/keys/${encodeURIComponent(keyId)}`;
 
@@ -224,6 +226,8 @@ function stepUpTarget(context: PageContext, action: KeyAction) {
         intro: t.webhooks.stepUpIntroRotate,
         hidden: {},
       };
+    case 'export-setup':
+      return { path: `${exportsPath(path)}/setup`, intro: t.exports.stepUpIntro, hidden: {} };
   }
 }
 
