@@ -12,7 +12,7 @@ import { createSessions } from '../src/portal/sessions.ts';
 import { HOUR_MS } from '../src/time-units.ts';
 import { sampleRss, startHadir } from './processes.ts';
 
-const SMALL = { id: 'tamu-10k', rows: 10_000 };
+export const SMALL = { id: 'tamu-10k', rows: 10_000 };
 const LARGE = { id: 'tamu-100k', rows: 100_000 };
 const SMALL_RUNS = 20;
 
@@ -56,7 +56,7 @@ const WARM_UP_MS = 3_000;
 /** How long the data API is timed, alone and then during the downloads. */
 const TIMED_MS = 8_000;
 
-const FIELDS = [
+export const FIELDS = [
   { key: 'nama', type: 'TEXT', label: 'Nama lengkap' },
   { key: 'telepon', type: 'PHONE', label: 'Nomor telepon' },
   { key: 'sesi', type: 'RADIO', label: 'Sesi' },
@@ -65,7 +65,8 @@ const FIELDS = [
   { key: 'ucapan', type: 'TEXTAREA', label: 'Ucapan' },
 ];
 
-function campaign(id: string, rows: number) {
+/** A campaign of `rows` respondents with FIELDS answered, as an import document. */
+export function campaign(id: string, rows: number) {
   const start = Date.parse('2026-09-01T00:00:00Z');
   return {
     campaigns: [
@@ -217,7 +218,7 @@ export async function measureDownloads(log: (line: string) => void): Promise<Dow
 }
 
 /** p50 of the data API's latency, one request after another, for `ms`. */
-async function timedPageOne(base: string, apiKey: string, ms = TIMED_MS): Promise<number> {
+export async function timedPageOne(base: string, apiKey: string, ms = TIMED_MS): Promise<number> {
   const times: number[] = [];
   const until = performance.now() + ms;
   while (performance.now() < until) {

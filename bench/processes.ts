@@ -97,10 +97,15 @@ function runtimeOf(root: string): string {
 }
 
 /** A plain node:http script of this folder that prints `{"port":N}` once it listens. */
-async function startScript(script: string, args: string[]): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [`${ROOT}bench/${script}`, ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+async function startScript(
+  script: string,
+  args: string[],
+  options: { niceness?: number } = {},
+): Promise<ServerProcess> {
+  const command = [process.execPath, `${ROOT}bench/${script}`, ...args];
+  const [program, ...programArgs] =
+    options.niceness === undefined ? command : ['nice', '-n', String(options.niceness), ...command];
+  const child = spawn(program as string, programArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const first = await new Promise<string>((resolve, reject) => {
     lines.once('line', resolve);
@@ -111,6 +116,15 @@ async function startScript(script: string, args: string[]): Promise<ServerProces
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(url, child, () => '');
   return track(child, url);
+}
+
+/**
+ * A local S3-compatible server with these buckets (see the script), at the lowest priority: a
+ * partner's bucket is another machine, whose work takes none of the server's cores; here it takes
+ * only what they leave.
+ */
+export function startS3(buckets: string[]): Promise<ServerProcess> {
+  return startScript('s3-server.mjs', buckets, { niceness: 19 });
 }
 
 /** The plain node:http server answering with `bodyFile`'s bytes. */

@@ -1,4 +1,4 @@
-// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,compression,pgbouncer,distinct]
+// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,deliveries,compression,pgbouncer,distinct]
 // [--against REF]: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
 // cluster; loads every case (each right after a plain node:http ceiling); loads PostgreSQL's
 // first and deepest pages in turn with a conventional Fastify + pg server, and splits the CPU of
@@ -31,6 +31,7 @@ import { measureAskServer } from './ask-server.ts';
 import { benchCases, clientHeaders, LIMIT, PAGE_ONE_PATH, serverEnv } from './cases.ts';
 import { measureCompression } from './compression.ts';
 import { perRequest, watchCpu } from './cpu-split.ts';
+import { measureDeliveries } from './deliveries.ts';
 import { measureDistinctPages } from './distinct-pages.ts';
 import { measureDownloads } from './downloads.ts';
 import { FULL_SYNC_ROWS, measureFullSync } from './full-sync.ts';
@@ -436,6 +437,16 @@ async function main(): Promise<void> {
     log('Downloads: guest lists from the portal, as Excel and CSV');
     const row = await measureDownloads(log);
     writeDated('downloads', { excel10kP95Ms: 2000, peakRssBytes: 250 * 1024 * 1024 }, row);
+    if (parts.size === 1) return;
+  }
+  if (parts.has('deliveries')) {
+    log('Deliveries: 100,000 respondents to a bucket as Parquet and CSV, from a serving process');
+    const row = await measureDeliveries(log);
+    writeDated(
+      'deliveries',
+      { seconds: 10, peakRssBytes: 250 * 1024 * 1024, duringOverRestP50: 1.2 },
+      row,
+    );
     if (parts.size === 1) return;
   }
   if (parts.has('hostile')) {

@@ -133,7 +133,15 @@ export async function deliverRun(
   const run = runName(claim.runAt);
   const write = deps.speedups.on('file-thread') ? writeOnThread : writeGuestList;
   const headings = GUEST_LIST_WORDS.en.headings;
-  const bucket = await openBucket(targetOf(row, deps.keySealKey));
+  let target: ReturnType<typeof targetOf>;
+  try {
+    target = targetOf(row, deps.keySealKey);
+  } catch {
+    throw new Error(
+      'the credentials cannot be opened: KEY_SEAL_SECRET changed since the delivery was set up; add it again',
+    );
+  }
+  const bucket = await openBucket(target);
   try {
     const files: DeliveredFile[] = [];
     for (const access of readable) {

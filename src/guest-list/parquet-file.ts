@@ -7,7 +7,7 @@ import { type GuestListSource, readerReady } from './file-source.ts';
  * serving thread is not held long when the file is written there, large enough that a reader's
  * column scans stay cheap.
  */
-const ROWS_PER_GROUP = 5_000;
+const ROWS_PER_GROUP = 2_000;
 
 type HyparquetWriter = typeof import('hyparquet-writer');
 /** Loaded with the first Parquet file a process writes, as ExcelJS is (see loadExcel). */

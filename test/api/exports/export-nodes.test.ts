@@ -86,13 +86,15 @@ describe('three serve processes due for the same delivery slot', () => {
     );
     const manifest = `nodes/${runName(slot)}/manifest.json`;
     await until(async () => (await s3.keys('partner', manifest)).length === 1, 'the manifest');
+    const delivered = () =>
+      nodes.map((node) => node.output().split('delivered to a bucket').length - 1);
+    await until(() => delivered().some((lines) => lines > 0), 'the log line of the run');
     const runs = await store.db.selectFrom('export_runs').selectAll().execute();
     expect(runs.map((run) => [Number(run.run_at), run.state, run.attempts])).toEqual([
       [slot, 'done', 1],
     ]);
     // One node says it delivered; the others, nothing.
-    const said = nodes.map((node) => node.output().split('delivered to a bucket').length - 1);
-    expect(said.sort()).toEqual([0, 0, 1]);
+    expect(delivered().sort()).toEqual([0, 0, 1]);
     expect(await s3.keys('partner', 'nodes/')).toEqual(
       ['c.csv', 'c.parquet', 'manifest.json'].map((name) => `nodes/${runName(slot)}/${name}`),
     );
