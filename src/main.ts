@@ -11,7 +11,7 @@ import {
   checkDevelopmentMail,
   publicUrlOf,
   retentionOf,
-  secretsFromConfig,
+  serverSecretsOf,
   transportOf,
 } from './config.ts';
 import { databaseNamed, openStore, type Store } from './db/connect.ts';
@@ -30,7 +30,6 @@ import { ADDRESS_ATTEMPTS_PER_MINUTE } from './portal/lockout.ts';
 import { endpointDisabledMail } from './portal-pages/messages.ts';
 import { connectRedis } from './redis.ts';
 import { retainDaily } from './removals/retention.ts';
-import { loadServerSecrets } from './secrets.ts';
 import { HOUR_MS } from './time-units.ts';
 
 export interface RunningServer {
@@ -64,7 +63,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const stopGuarding = keepServingThroughFaults(logger);
   // Both stop the start with a clear message in production when their settings are missing.
   const warn = (message: string) => logger.warn(message);
-  const secrets = loadServerSecrets(secretsFromConfig(config), config.production, undefined, warn);
+  const secrets = serverSecretsOf(config, warn);
   const mailer = createMailer(config, logger);
   const onIdleError = (error: Error) =>
     logger.warn({ err: error }, 'idle database connection failed');

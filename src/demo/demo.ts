@@ -2,14 +2,13 @@ import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createAccount } from '../accounts/accounts.service.ts';
 import { systemClock } from '../clock.ts';
-import { type Config, secretsFromConfig } from '../config.ts';
+import { type Config, serverSecretsOf } from '../config.ts';
 import { openStore } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { ConfigError } from '../errors.ts';
 import { importDocument } from '../import/import.service.ts';
 import { issueKey } from '../keys/keys.service.ts';
 import { startServer, stopOnSignals } from '../main.ts';
-import { loadServerSecrets } from '../secrets.ts';
 import { DEMO_SCOPES, demoDocument } from './demo-data.ts';
 
 /** The demo always uses its own SQLite file, recreated on each run, so it never touches real data. */
@@ -66,7 +65,7 @@ export async function runDemo(config: Config): Promise<DemoSession> {
       scopes: DEMO_SCOPES,
     });
     // A second key sealed for its one reveal in the portal, so the demo account has one to reveal.
-    const secrets = loadServerSecrets(secretsFromConfig(config), config.production);
+    const secrets = serverSecretsOf(config);
     await issueKey(store, systemClock, {
       accountEmail: DEMO_ACCOUNT_EMAIL,
       name: 'portal key',

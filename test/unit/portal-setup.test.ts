@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { isCommonPassword } from '../../src/accounts/common-passwords.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig, serverSecretsOf } from '../../src/config.ts';
 import { createMailer, createOutboxMailer, readOutbox } from '../../src/mail/mailer.ts';
 import { loadServerSecrets } from '../../src/secrets.ts';
 
@@ -27,6 +27,20 @@ describe('server secrets', () => {
     expect(() =>
       loadServerSecrets({ codeHmacKey: 'xyz', keySealKey: 'b'.repeat(64) }, true),
     ).toThrow(/CODE_HMAC_SECRET must be 64 hexadecimal/);
+  });
+
+  it('keeps development secrets beside the SQLite database, whatever folder a command starts in', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'hadir-secrets-'));
+    const config = loadConfig({ DATABASE_URL: `sqlite:${join(folder, 'hadir.sqlite')}` });
+    const here = serverSecretsOf(config);
+    const cwd = process.cwd();
+    try {
+      process.chdir('/');
+      expect(serverSecretsOf(config).keySealKey.equals(here.keySealKey)).toBe(true);
+    } finally {
+      process.chdir(cwd);
+    }
+    expect(readdirSync(folder)).toContain('secrets.json');
   });
 
   it('reads them from the environment', () => {

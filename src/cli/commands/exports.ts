@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
-import { secretsFromConfig } from '../../config.ts';
+import { serverSecretsOf } from '../../config.ts';
 import { createDataReads } from '../../data-api/data-reads.ts';
 import type { Store } from '../../db/store.ts';
 import { minutesOf, type Schedule } from '../../exports/export-schedule.ts';
@@ -13,7 +13,6 @@ import {
   removeExport,
 } from '../../exports/exports.service.ts';
 import { KeyUsage } from '../../keys/key-usage.ts';
-import { loadServerSecrets } from '../../secrets.ts';
 import { Speedups } from '../../speedups.ts';
 import {
   type Command,
@@ -26,12 +25,7 @@ import {
 import { UsageError } from '../usage-error.ts';
 
 function keySealKeyOf(context: Context): Buffer {
-  return loadServerSecrets(
-    secretsFromConfig(context.config),
-    context.config.production,
-    undefined,
-    warnOn(context.io),
-  ).keySealKey;
+  return serverSecretsOf(context.config, warnOn(context.io)).keySealKey;
 }
 
 function settingsOf(context: Context, store: Store): ExportSettings {

@@ -1,4 +1,4 @@
-import { secretsFromConfig } from '../../config.ts';
+import { serverSecretsOf } from '../../config.ts';
 import { UnknownFieldsError } from '../../keys/key-scopes.ts';
 import type { KeyScope } from '../../keys/keys.repository.ts';
 import {
@@ -9,7 +9,6 @@ import {
   rotateKey,
   showKey,
 } from '../../keys/keys.service.ts';
-import { loadServerSecrets } from '../../secrets.ts';
 import {
   type Command,
   expiryOption,
@@ -72,12 +71,7 @@ export const KEY_COMMANDS: Record<string, Command> = {
       const name = context.values.name;
       const sealFor =
         context.values['reveal-in-portal'] === true
-          ? loadServerSecrets(
-              secretsFromConfig(context.config),
-              context.config.production,
-              undefined,
-              warnOn(context.io),
-            ).keySealKey
+          ? serverSecretsOf(context.config, warnOn(context.io)).keySealKey
           : undefined;
       const issued = await withStore(context, (store) =>
         withFieldHint(

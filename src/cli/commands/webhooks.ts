@@ -1,4 +1,4 @@
-import { secretsFromConfig } from '../../config.ts';
+import { serverSecretsOf } from '../../config.ts';
 import type { Store } from '../../db/store.ts';
 import {
   addEndpoint,
@@ -14,7 +14,6 @@ import {
   sendTestEvent,
 } from '../../notifications/endpoints.service.ts';
 import { webhookSealKey } from '../../notifications/signing.ts';
-import { loadServerSecrets } from '../../secrets.ts';
 import {
   type Command,
   type Context,
@@ -26,12 +25,7 @@ import {
 import { UsageError } from '../usage-error.ts';
 
 function settingsOf(context: Context, store: Store): EndpointSettings {
-  const secrets = loadServerSecrets(
-    secretsFromConfig(context.config),
-    context.config.production,
-    undefined,
-    warnOn(context.io),
-  );
+  const secrets = serverSecretsOf(context.config, warnOn(context.io));
   return {
     store,
     clock: context.clock,
