@@ -26,20 +26,23 @@ describe('hadir exports', () => {
   const clock = new ManualClock(Date.parse('2026-11-27T01:00:00Z'));
   const hadir = (args: string[], env: Record<string, string> = CREDENTIAL_ENV) =>
     runHadirInProcess(args, { databaseUrl, clock, env });
-  const add = (...extra: string[]) =>
-    hadir([
-      'exports',
-      'add',
-      '--key',
-      keyId,
-      '--endpoint',
-      s3.endpoint,
-      '--access-key-env',
-      'PARTNER_KEY_ID',
-      '--secret-key-env',
-      'PARTNER_SECRET',
-      ...extra,
-    ]);
+  const add = (extra: string[], env: Record<string, string> = CREDENTIAL_ENV) =>
+    hadir(
+      [
+        'exports',
+        'add',
+        '--key',
+        keyId,
+        '--endpoint',
+        s3.endpoint,
+        '--access-key-env',
+        'PARTNER_KEY_ID',
+        '--secret-key-env',
+        'PARTNER_SECRET',
+        ...extra,
+      ],
+      env,
+    );
 
   beforeAll(async () => {
     databaseUrl = await createTestDatabaseUrl('sqlite');
@@ -68,7 +71,7 @@ describe('hadir exports', () => {
   });
 
   it('adds, lists, runs and removes a delivery; the credentials are never shown nor kept plain', async () => {
-    const added = await add(
+    const added = await add([
       '--to',
       's3://partner/hadir',
       '--every',
@@ -80,7 +83,7 @@ describe('hadir exports', () => {
       '--keep',
       '3',
       '--json',
-    );
+    ]);
     expect(added.stderr).toBe('');
     expect(added.status).toBe(0);
     const view = JSON.parse(added.stdout);
@@ -169,22 +172,7 @@ describe('hadir exports', () => {
       /keep must be a whole number from 1 to 100/,
     ],
   ])('refuses %j in plain words, adding nothing', async (extra, env, message) => {
-    const result = await hadir(
-      [
-        'exports',
-        'add',
-        '--key',
-        keyId,
-        '--endpoint',
-        s3.endpoint,
-        '--access-key-env',
-        'PARTNER_KEY_ID',
-        '--secret-key-env',
-        'PARTNER_SECRET',
-        ...extra,
-      ],
-      env,
-    );
+    const result = await add(extra, env);
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/^hadir exports add: /);
     expect(result.stderr).toMatch(message);
@@ -192,7 +180,7 @@ describe('hadir exports', () => {
   });
 
   it('leaves no manifest when a run is killed midway, and the next run is whole (from /)', async () => {
-    const added = await add(
+    const added = await add([
       '--to',
       's3://partner/killed',
       '--every',
@@ -200,7 +188,7 @@ describe('hadir exports', () => {
       '--format',
       'csv,xlsx,parquet',
       '--json',
-    );
+    ]);
     const { id } = JSON.parse(added.stdout);
     const env = {
       ...process.env,

@@ -2,8 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { createAccount } from '../../src/accounts/accounts.service.ts';
 import type { Clock } from '../../src/clock.ts';
 import type { Store } from '../../src/db/connect.ts';
+import { issueKey } from '../../src/keys/keys.service.ts';
 import { PORTAL_PATH } from '../../src/portal-pages/layout.ts';
-import { PORTAL_PASSWORD } from './portal-client.ts';
+import type { TestApp } from './app.ts';
+import { PORTAL_PASSWORD, portalClient } from './portal-client.ts';
 import type { TestSmtpServer } from './smtp.ts';
 
 export interface PageResponse {
@@ -116,4 +118,26 @@ export async function signInPages(
     code: `${code.slice(0, 3)} ${code.slice(3)}`,
   });
   return { browser, email, signedIn: done };
+}
+
+/**
+ * A holder with a key reading the wedding campaign's menu, signed in (through the account API)
+ * with a page browser in English, on the key's page.
+ */
+export async function keyPageHolder(t: TestApp, smtp: TestSmtpServer, name: string) {
+  const email = `${name}@example.test`;
+  await createAccount(t.store, t.clock, {
+    email,
+    password: PORTAL_PASSWORD,
+    mustChangePassword: false,
+  });
+  const key = await issueKey(t.store, t.clock, {
+    accountEmail: email,
+    scopes: [{ campaignId: 'nikah', fields: ['menu'] }],
+  });
+  const { session } = await portalClient(t, smtp).signIn(email);
+  const browser = pageBrowser(t.app, { headers: { 'accept-language': 'en' } });
+  browser.jar.set('hadir_session', session.token);
+  const page = await browser.get(`${PORTAL_PATH}/keys/${key.id}`);
+  return { email, keyId: key.id, browser, csrf: page.csrf as string, page };
 }

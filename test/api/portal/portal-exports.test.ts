@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../../src/accounts/accounts.service.ts';
-import { issueKey } from '../../../src/keys/keys.service.ts';
 import type { TestApp } from '../../helpers/app.ts';
 import { exportWorld } from '../../helpers/export-world.ts';
 import { seedWeddingCampaign } from '../../helpers/factories.ts';
-import { pageBrowser } from '../../helpers/page-browser.ts';
-import { PORTAL_PASSWORD, portalClient } from '../../helpers/portal-client.ts';
+import { keyPageHolder } from '../../helpers/page-browser.ts';
 import { S3_CREDENTIALS, startS3Server, type TestS3 } from '../../helpers/s3-server.ts';
 import { startMailingApp, type TestSmtpServer } from '../../helpers/smtp.ts';
 import { ENGINES } from '../../helpers/stores.ts';
@@ -29,23 +26,7 @@ describe.each(ENGINES)('deliveries to a bucket on the key page, on %s', (engine)
     await s3.close();
   });
 
-  async function holder(name: string) {
-    const email = `${name}@example.test`;
-    await createAccount(t.store, t.clock, {
-      email,
-      password: PORTAL_PASSWORD,
-      mustChangePassword: false,
-    });
-    const key = await issueKey(t.store, t.clock, {
-      accountEmail: email,
-      scopes: [{ campaignId: 'nikah', fields: ['menu'] }],
-    });
-    const { session } = await portalClient(t, smtp).signIn(email);
-    const browser = pageBrowser(t.app, { headers: { 'accept-language': 'en' } });
-    browser.jar.set('hadir_session', session.token);
-    const page = await browser.get(`${PORTAL}/keys/${key.id}`);
-    return { email, keyId: key.id, browser, page };
-  }
+  const holder = (name: string) => keyPageHolder(t, smtp, name);
 
   const form = (extra: Record<string, string> = {}) => ({
     to: 's3://partner/caterer',

@@ -1,13 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAccount } from '../../../src/accounts/accounts.service.ts';
-import { issueKey } from '../../../src/keys/keys.service.ts';
 import { addEndpoint } from '../../../src/notifications/endpoints.service.ts';
 import { webhookSealKey } from '../../../src/notifications/signing.ts';
 import type { Resolver } from '../../../src/notifications/webhook-sender.ts';
 import { TEST_SECRETS, type TestApp } from '../../helpers/app.ts';
 import { seedWeddingCampaign } from '../../helpers/factories.ts';
-import { pageBrowser } from '../../helpers/page-browser.ts';
-import { PORTAL_PASSWORD, portalClient } from '../../helpers/portal-client.ts';
+import { keyPageHolder } from '../../helpers/page-browser.ts';
 import { startMailingApp, type TestSmtpServer } from '../../helpers/smtp.ts';
 import { ENGINES } from '../../helpers/stores.ts';
 
@@ -38,24 +35,7 @@ describe.each(ENGINES)('notification endpoints on the portal pages, on %s', (eng
   });
   afterAll(() => close());
 
-  /** A holder with a key, signed in with a page browser. */
-  async function holder(name: string) {
-    const email = `${name}@example.test`;
-    await createAccount(t.store, t.clock, {
-      email,
-      password: PORTAL_PASSWORD,
-      mustChangePassword: false,
-    });
-    const key = await issueKey(t.store, t.clock, {
-      accountEmail: email,
-      scopes: [{ campaignId: 'nikah', fields: ['menu'] }],
-    });
-    const { session } = await portalClient(t, smtp).signIn(email);
-    const browser = pageBrowser(t.app, { headers: { 'accept-language': 'en' } });
-    browser.jar.set('hadir_session', session.token);
-    const page = await browser.get(`${PORTAL}/keys/${key.id}`);
-    return { email, keyId: key.id, browser, csrf: page.csrf as string, page };
-  }
+  const holder = (name: string) => keyPageHolder(t, smtp, name);
 
   /** An endpoint the operator added for a key (no step-up: the CLI's path). */
   const operatorEndpoint = (keyId: string, url: string) =>
