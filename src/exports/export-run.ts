@@ -4,13 +4,13 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
 import { ApiError } from '../errors.ts';
 import { writeGuestList } from '../guest-list/guest-list-files.ts';
+import { GUEST_LIST_HEADINGS } from '../guest-list/guest-list-headings.ts';
 import { writeOnThread } from '../guest-list/written-on-a-thread.ts';
 import { toIso } from '../instant.ts';
 import { keyStatus, lifetimeOf } from '../key-in-force.ts';
 import type { KeyUsage } from '../keys/key-usage.ts';
 import { findScopesOfKeys } from '../keys/keys.repository.ts';
 import { type AuthenticatedKey, verifyKey } from '../keys/keys.service.ts';
-import { GUEST_LIST_WORDS } from '../portal-pages/messages-guest-lists.ts';
 import { readHorizon } from '../removals/removals.repository.ts';
 import type { Speedups } from '../speedups.ts';
 import { openBucket } from './bucket.ts';
@@ -132,7 +132,7 @@ export async function deliverRun(
   const names = fileNames(readable.map((access) => access.campaign));
   const run = runName(claim.runAt);
   const write = deps.speedups.on('file-thread') ? writeOnThread : writeGuestList;
-  const headings = GUEST_LIST_WORDS.en.headings;
+  const headings = GUEST_LIST_HEADINGS.en;
   let target: ReturnType<typeof targetOf>;
   try {
     target = targetOf(row, deps.keySealKey);

@@ -9,7 +9,6 @@ import { findKeyById } from '../keys/keys.repository.ts';
 import { urlProblem } from '../notifications/webhook-sender.ts';
 import { openSealed, seal } from '../seal.ts';
 import { deriveKey } from '../secrets.ts';
-import type { BucketTarget } from './bucket.ts';
 import { clockTime, nextSlotAfter, type Schedule, scheduleText } from './export-schedule.ts';
 import {
   deleteExport,
@@ -20,6 +19,7 @@ import {
   listExportRows,
   recentRuns,
 } from './exports.repository.ts';
+import type { BucketTarget } from './s3-requests.ts';
 
 /** The files a delivery may write, each campaign's in each format chosen. */
 export const EXPORT_FORMATS = ['csv', 'parquet', 'xlsx'] as const;

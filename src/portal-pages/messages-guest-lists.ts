@@ -1,3 +1,4 @@
+import { GUEST_LIST_HEADINGS } from '../guest-list/guest-list-headings.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../time-units.ts';
 
 /**
@@ -43,18 +44,7 @@ const en = {
     files === 1
       ? 'A guest list is being made for your account. Try again once it has finished downloading.'
       : `${files} guest lists are being made for your account. Try again once one has finished downloading.`,
-  headings: {
-    id: 'ID',
-    submittedAt: 'Submitted (Asia/Jakarta, UTC+7)',
-    attendance: 'Attendance',
-    attendanceWords: { YES: 'Attending', NO: 'Not attending', MAYBE: 'Maybe' },
-    summary: {
-      sheet: 'Summary',
-      responses: 'Responses',
-      breakdowns: 'Answers',
-      sums: 'Totals over the attending guests',
-    },
-  },
+  headings: GUEST_LIST_HEADINGS.en,
 };
 
 export type GuestListWords = typeof en;
@@ -90,18 +80,7 @@ const id: GuestListWords = {
     files === 1
       ? 'Sebuah daftar tamu sedang dibuat untuk akun Anda. Coba lagi setelah selesai diunduh.'
       : `${files} daftar tamu sedang dibuat untuk akun Anda. Coba lagi setelah salah satunya selesai diunduh.`,
-  headings: {
-    id: 'ID',
-    submittedAt: 'Waktu kirim (Asia/Jakarta, UTC+7)',
-    attendance: 'Kehadiran',
-    attendanceWords: { YES: 'Hadir', NO: 'Tidak hadir', MAYBE: 'Mungkin' },
-    summary: {
-      sheet: 'Ringkasan',
-      responses: 'Tanggapan',
-      breakdowns: 'Jawaban',
-      sums: 'Jumlah atas tamu yang hadir',
-    },
-  },
+  headings: GUEST_LIST_HEADINGS.id,
 };
 
 export const GUEST_LIST_WORDS = { id, en };
