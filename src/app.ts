@@ -200,19 +200,29 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       keyUsage,
       speedups,
       // Ids and counts only: a run's files hold answers, its log line never does.
-      onRun: (exportId, outcome) =>
-        'error' in outcome
-          ? deps.logger.warn({ exportId, error: outcome.error }, 'delivery to a bucket failed')
-          : deps.logger.info(
-              {
-                exportId,
-                run: outcome.manifest.run,
-                files: outcome.manifest.files.length,
-                rows: outcome.rows,
-                bytes: outcome.bytes,
-              },
-              'delivered to a bucket',
-            ),
+      onRun: (exportId, outcome) => {
+        if ('error' in outcome) {
+          metrics.exportRuns.inc({ outcome: 'failed' });
+          deps.logger.warn({ exportId, error: outcome.error }, 'delivery to a bucket failed');
+          return;
+        }
+        const { manifest } = outcome;
+        metrics.exportRuns.inc({ outcome: 'delivered' });
+        metrics.exportBytes.inc(outcome.bytes);
+        metrics.exportDuration.observe(
+          (Date.parse(manifest.finishedAt) - Date.parse(manifest.startedAt)) / 1000,
+        );
+        deps.logger.info(
+          {
+            exportId,
+            run: manifest.run,
+            files: manifest.files.length,
+            rows: outcome.rows,
+            bytes: outcome.bytes,
+          },
+          'delivered to a bucket',
+        );
+      },
       onError: (error) => deps.logger.error({ err: error }, 'deliveries could not be checked'),
     });
     app.addHook('onListen', async () => exportWorker.start());
@@ -234,9 +244,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { prefix: PORTAL_PATH },
   );
   if (deps.ingest) {
-    await app.register(ingestRoutes({ store: deps.store, clock: deps.clock, ...deps.ingest }), {
-      prefix: INGEST_PREFIX,
-    });
+    await app.register(
+      ingestRoutes({
+        store: deps.store,
+        clock: deps.clock,
+        ...deps.ingest,
+        observer: metrics.ingestObserver(),
+      }),
+      {
+        prefix: INGEST_PREFIX,
+      },
+    );
   }
   await app.register(
     hostedMcpRoutes({
@@ -258,7 +276,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 export async function buildIngestApp(
   deps: Pick<
     AppDeps,
-    'store' | 'clock' | 'logger' | 'tls' | 'requireForwardedHttps' | 'connectionTimeouts'
+    | 'store'
+    | 'clock'
+    | 'logger'
+    | 'tls'
+    | 'requireForwardedHttps'
+    | 'connectionTimeouts'
+    | 'metrics'
   > & {
     config: Pick<Config, 'trustProxy'>;
     ingest: Pick<
@@ -277,9 +301,16 @@ export async function buildIngestApp(
   const outage = new StoreOutage({ probe: storeProbe([deps.store]), logger: deps.logger });
   app.addHook('onClose', async () => outage.close());
   registerErrorHandling(app, outage);
-  await app.register(ingestRoutes({ store: deps.store, clock: deps.clock, ...deps.ingest }), {
-    prefix: INGEST_PREFIX,
-  });
+  await app.register(
+    ingestRoutes({
+      store: deps.store,
+      clock: deps.clock,
+      ...deps.ingest,
+      // The main listener's metrics: one scrape shows both listeners.
+      ...(deps.metrics ? { observer: deps.metrics.ingestObserver() } : {}),
+    }),
+    { prefix: INGEST_PREFIX },
+  );
   registerHealthRoutes(app, storeProbe([deps.store]), outage);
   return app;
 }

@@ -17,6 +17,7 @@ import {
 import { databaseNamed, openStore, type Store } from './db/connect.ts';
 import { migrateDatabase, migrateToLatest } from './db/migrate.ts';
 import { ConfigError } from './errors.ts';
+import { deliveryFreshness } from './exports/exports.repository.ts';
 import { Metrics } from './http/metrics.ts';
 import { serveMetrics } from './http/metrics-server.ts';
 import { PrimaryWindowStore } from './http/rate-limit-stores.ts';
@@ -124,6 +125,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       : await buildIngestApp({
           store,
           clock: systemClock,
+          metrics,
           logger,
           config,
           ingest,
@@ -167,6 +169,10 @@ export async function startServer(config: Config): Promise<RunningServer> {
     : undefined;
   metrics.watchNotificationQueue(
     () => queueState(store.db, systemClock.now()),
+    () => systemClock.now(),
+  );
+  metrics.watchExports(
+    () => deliveryFreshness(store.db),
     () => systemClock.now(),
   );
   listeningUrl = address.replace('[::1]', 'localhost');

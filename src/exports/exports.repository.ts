@@ -205,3 +205,39 @@ export async function failRun(
     })
     .execute();
 }
+
+/**
+ * How many deliveries are set up, and the instant the stalest of them last delivered (its
+ * set-up for one not delivered yet): what the metrics watch.
+ */
+export async function deliveryFreshness(
+  db: Kysely<Database>,
+): Promise<{ count: number; oldestDeliveredAt: number | null }> {
+  const row = await db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('exports as e')
+        .select((inner) =>
+          inner.fn
+            .coalesce(
+              inner
+                .selectFrom('export_runs as r')
+                .select((runs) => runs.fn.max('r.finished_at').as('at'))
+                .whereRef('r.export_id', '=', 'e.id')
+                .where('r.state', '=', 'done'),
+              'e.created_at',
+            )
+            .as('delivered_at'),
+        )
+        .as('each'),
+    )
+    .select((eb) => [
+      eb.fn.countAll<number | string>().as('count'),
+      eb.fn.min('each.delivered_at').as('oldest'),
+    ])
+    .executeTakeFirstOrThrow();
+  return {
+    count: Number(row.count),
+    oldestDeliveredAt: row.oldest === null ? null : Number(row.oldest),
+  };
+}

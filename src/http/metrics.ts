@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Store } from '../db/connect.ts';
+import type { IngestObserver } from '../ingest/ingest.routes.ts';
 import { CLIENT_CLOSED_REQUEST } from './access-log.ts';
 
 /**
@@ -52,9 +53,56 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly ingestBatches = new Counter({
+    name: 'hadir_ingest_batches_total',
+    help: 'Ingest batches answered, by outcome (applied, replayed, refused, conflict, busy).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly ingestRecords = new Counter({
+    name: 'hadir_ingest_records_total',
+    help: 'Records of applied ingest batches, by what became of them (upserted, deleted, stale, kept_erased).',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  readonly ingestDelay = new Histogram({
+    name: 'hadir_ingest_delay_seconds',
+    help: "From the platform's commit of a batch's oldest change (as its relay says) to Hadir's commit of the batch.",
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300],
+    registers: [this.registry],
+  });
+  readonly exportRuns = new Counter({
+    name: 'hadir_export_runs_total',
+    help: 'Runs of deliveries to a bucket, by outcome (delivered, failed).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly exportDuration = new Histogram({
+    name: 'hadir_export_run_duration_seconds',
+    help: 'Time from a delivered run’s claim to its manifest.',
+    buckets: [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+    registers: [this.registry],
+  });
+  readonly exportBytes = new Counter({
+    name: 'hadir_export_bytes_total',
+    help: 'Bytes of the files delivered to buckets.',
+    registers: [this.registry],
+  });
+
   constructor(options: { processMetrics?: boolean } = {}) {
     // Process metrics (CPU, memory, event-loop lag) are global; only a real server collects them.
-    if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
+    if (options.processMetrics) {
+      collectDefaultMetrics({ register: this.registry });
+      // Gauges prom-client names as counters (`_total`), which Prometheus' conventions (and
+      // `promtool check metrics`) refuse; the handles and requests of a process tell little.
+      for (const name of [
+        'nodejs_active_handles_total',
+        'nodejs_active_requests_total',
+        'nodejs_active_resources_total',
+      ]) {
+        this.registry.removeSingleMetric(name);
+      }
+    }
   }
 
   /** Gauges read from the store's pool whenever metrics are scraped. */
@@ -111,6 +159,56 @@ export class Metrics {
         this.set(oldestDueAt === null ? 0 : Math.max(0, (now() - oldestDueAt) / 1000));
       },
     });
+  }
+
+  /**
+   * The deliveries to buckets, read from the store whenever metrics are scraped: how many there
+   * are, and how long ago the stalest of them last delivered (or was set up, before its first).
+   */
+  watchExports(
+    read: () => Promise<{ count: number; oldestDeliveredAt: number | null }>,
+    now: () => number,
+  ): void {
+    let last: Promise<{ count: number; oldestDeliveredAt: number | null }> | undefined;
+    const state = () => {
+      last ??= read().finally(() => {
+        setImmediate(() => {
+          last = undefined;
+        });
+      });
+      return last;
+    };
+    new Gauge({
+      name: 'hadir_exports',
+      help: 'Deliveries to a bucket that are set up.',
+      registers: [this.registry],
+      async collect() {
+        this.set((await state()).count);
+      },
+    });
+    new Gauge({
+      name: 'hadir_export_last_delivered_age_seconds',
+      help: 'How long ago the stalest delivery last delivered (since it was set up, before its first run).',
+      registers: [this.registry],
+      async collect() {
+        const { oldestDeliveredAt } = await state();
+        this.set(oldestDeliveredAt === null ? 0 : Math.max(0, (now() - oldestDeliveredAt) / 1000));
+      },
+    });
+  }
+
+  /** The ingest API's batches and their delay, as the routes report them (see IngestObserver). */
+  ingestObserver(): IngestObserver {
+    return {
+      batch: (outcome) => this.ingestBatches.inc({ outcome }),
+      applied: (answer, delaySeconds) => {
+        this.ingestRecords.inc({ result: 'upserted' }, answer.applied.respondents);
+        this.ingestRecords.inc({ result: 'deleted' }, answer.applied.deletions);
+        this.ingestRecords.inc({ result: 'stale' }, answer.stale);
+        this.ingestRecords.inc({ result: 'kept_erased' }, answer.keptErased.count);
+        if (delaySeconds !== undefined) this.ingestDelay.observe(delaySeconds);
+      },
+    };
   }
 
   /** Counts every answered request under its route pattern (never the raw URL: ids stay out). */

@@ -17,6 +17,15 @@ import { TokenRefusals } from './token-refusals.ts';
 
 export const INGEST_PREFIX = '/ingest/v1';
 
+const OUTCOMES: Record<Awaited<ReturnType<typeof applyBatch>>['kind'], BatchOutcome> = {
+  applied: 'applied',
+  replayed: 'replayed',
+  key_reused: 'conflict',
+  key_in_flight: 'conflict',
+  refused: 'refused',
+  too_many_records: 'too_large',
+};
+
 /** How often a token's last use is written: a steady stream of batches must not write it each time. */
 const LAST_USED_EVERY_MS = 60_000;
 
@@ -32,6 +41,27 @@ export interface IngestSettings {
   scrubAfterMs?: number;
   /** Refused tokens a minute from one address before it is answered 429 (60 unless given). */
   refusedTokensPerMinute?: number;
+  /** Hears each batch's outcome, for the metrics: counts and times, never a record. */
+  observer?: IngestObserver;
+}
+
+/** What a batch came to, as the metrics count it. */
+export type BatchOutcome = 'applied' | 'replayed' | 'refused' | 'conflict' | 'too_large' | 'busy';
+
+export interface IngestObserver {
+  batch(outcome: BatchOutcome): void;
+  /**
+   * An applied batch's records, and the seconds from the platform's commit of its oldest change
+   * (the relay's Hadir-Oldest-Change header) to the batch's commit, when the relay said it.
+   */
+  applied(answer: BatchAnswer, delaySeconds: number | undefined): void;
+}
+
+/** The relay's word for when the platform committed a batch's oldest change, or undefined. */
+function oldestChangeOf(request: FastifyRequest): number | undefined {
+  const header = request.headers['hadir-oldest-change'];
+  const at = typeof header === 'string' && header.length <= 40 ? Date.parse(header) : Number.NaN;
+  return Number.isFinite(at) ? at : undefined;
 }
 
 function refusal(caller: Exclude<IngestCaller, { kind: 'valid' }>): string {
@@ -111,7 +141,14 @@ export function ingestRoutes(settings: IngestSettings): FastifyPluginAsync {
         const token = request.ingestToken;
         const body = batchBodyOf(request);
         const key = idempotencyKeyOf(request);
-        const release = slots.take();
+        const observer = settings.observer;
+        let release: () => void;
+        try {
+          release = slots.take();
+        } catch (error) {
+          observer?.batch('busy');
+          throw error;
+        }
         let outcome: Awaited<ReturnType<typeof applyBatch>>;
         try {
           outcome = await applyBatch(settings.store, settings.clock, {
@@ -123,10 +160,18 @@ export function ingestRoutes(settings: IngestSettings): FastifyPluginAsync {
           release();
         }
         await noteUse(settings, token);
+        observer?.batch(OUTCOMES[outcome.kind]);
         switch (outcome.kind) {
-          case 'applied':
+          case 'applied': {
+            const oldest = oldestChangeOf(request);
+            const committedAt = Date.parse(outcome.answer.committedAt);
+            observer?.applied(
+              outcome.answer,
+              oldest === undefined ? undefined : Math.max(0, committedAt - oldest) / 1000,
+            );
             if (outcome.removed) scrub.removed();
             return reply.code(200).send(outcome.answer satisfies BatchAnswer);
+          }
           case 'replayed':
             return reply
               .code(200)

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
@@ -84,6 +85,22 @@ describe.each([1, 2])('metrics on their own port, with WORKERS=%i', (workers) =>
       );
       expect(text).toMatch(/^hadir_http_request_duration_seconds_bucket\{/m);
       expect(text).toContain('hadir_rate_limit_rejections_total');
+      // Every series of the whole path is there, named as Prometheus' conventions ask.
+      for (const name of [
+        'hadir_ingest_delay_seconds',
+        'hadir_ingest_batches_total',
+        'hadir_export_runs_total',
+        'hadir_export_last_delivered_age_seconds',
+        'hadir_notification_oldest_due_seconds',
+        'process_resident_memory_bytes',
+        'nodejs_eventloop_lag_seconds',
+      ]) {
+        expect(text).toContain(`# TYPE ${name} `);
+      }
+      const lint = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+      expect(lint.error).toBeUndefined();
+      expect(`${lint.stdout}${lint.stderr}`.trim()).toBe('');
+      expect(lint.status).toBe(0);
     } finally {
       server.child.kill('SIGTERM');
     }

@@ -8,6 +8,7 @@ import {
   RelayStopped,
   runRelay,
 } from '../../packages/relay/src/index.ts';
+import { Metrics } from '../../src/http/metrics.ts';
 import { createIngestToken, revokeIngestToken } from '../../src/ingest/ingest-tokens.service.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { seedCampaign } from '../helpers/factories.ts';
@@ -47,9 +48,10 @@ describe.each(ENGINES)('hadir-relay from a PostgreSQL outbox into Hadir on %s', 
   let source: pg.Pool;
   let baseUrl: string;
   let token: string;
+  const metrics = new Metrics();
 
   beforeAll(async () => {
-    t = await startTestApp(engine, { ingest: { maxConcurrentBatches: 4 } });
+    t = await startTestApp(engine, { ingest: { maxConcurrentBatches: 4 }, metrics });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     await seedCampaign(t.store, t.clock, {
@@ -132,6 +134,34 @@ describe.each(ENGINES)('hadir-relay from a PostgreSQL outbox into Hadir on %s', 
     expect(stored.get('p400')).toBe('Tamu 400 v3');
     expect(stored.has('p401')).toBe(false);
     expect(await left()).toBe(0);
+  });
+
+  it("tells Hadir when the platform committed the batch's oldest change, for its delay metric", async () => {
+    // The outbox's times on Hadir's clock: 3 s and 1 s before Hadir commits the batch.
+    for (const [n, before] of [
+      [500, 3_000],
+      [501, 1_000],
+    ] as const) {
+      await source.query('INSERT INTO hadir_outbox (record, created_at) VALUES ($1, $2)', [
+        JSON.stringify(change(n, 1)),
+        new Date(t.clock.now() - before).toISOString(),
+      ]);
+    }
+    const delay = async () => (await metrics.ingestDelay.get()).values;
+    const count = async () =>
+      (await delay()).find((value) => value.metricName === 'hadir_ingest_delay_seconds_count')
+        ?.value ?? 0;
+    const before = await count();
+    await drainOnce(source, new IngestClient({ baseUrl, token }), OPTIONS);
+    expect(await count()).toBe(before + 1);
+    const sum = (await delay()).find(
+      (value) => value.metricName === 'hadir_ingest_delay_seconds_sum',
+    );
+    expect(sum?.value).toBeGreaterThanOrEqual(3);
+    const upserted = (await metrics.ingestRecords.get()).values.find(
+      (value) => value.labels.result === 'upserted',
+    );
+    expect(upserted?.value).toBeGreaterThanOrEqual(2);
   });
 
   it('takes the outbox in the order of its ids, past a power of ten', async () => {

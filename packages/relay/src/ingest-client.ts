@@ -77,7 +77,15 @@ export class IngestClient {
     };
   }
 
-  async send(records: readonly unknown[], idempotencyKey: string): Promise<SendResult> {
+  /**
+   * Sends one batch under its key; `oldestChangeAt` (ISO 8601) is when the platform committed its
+   * oldest change, sent as Hadir-Oldest-Change for Hadir's delay metric (a time, never a record).
+   */
+  async send(
+    records: readonly unknown[],
+    idempotencyKey: string,
+    options: { oldestChangeAt?: string | undefined } = {},
+  ): Promise<SendResult> {
     const body = `${records.map((record) => JSON.stringify(record)).join('\n')}\n`;
     const { fetch, sleep, maxTries, onRetry } = this.#options;
     for (let attempt = 1; ; attempt++) {
@@ -89,6 +97,7 @@ export class IngestClient {
             authorization: `Bearer ${this.#options.token}`,
             'content-type': 'application/x-ndjson',
             'idempotency-key': idempotencyKey,
+            ...(options.oldestChangeAt ? { 'hadir-oldest-change': options.oldestChangeAt } : {}),
           },
           body,
         });

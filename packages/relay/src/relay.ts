@@ -64,6 +64,14 @@ function newestOfEach(
   });
 }
 
+/** The earliest `created_at` of these outbox rows, as ISO 8601; undefined when none has one. */
+function oldestOf(rows: ReadonlyArray<{ created_at: Date | null }>): string | undefined {
+  const times = rows
+    .map((row) => row.created_at?.getTime())
+    .filter((time): time is number => time !== undefined && Number.isFinite(time));
+  return times.length > 0 ? new Date(Math.min(...times)).toISOString() : undefined;
+}
+
 /** An answer the relay cannot mend by sending again: a revoked token, a batch too large, … */
 export class RelayStopped extends Error {}
 
@@ -114,9 +122,9 @@ export async function drainOnce(
   const db = await pool.connect();
   try {
     await db.query('BEGIN');
-    const { rows } = await db.query<{ id: string; record: unknown }>(
+    const { rows } = await db.query<{ id: string; record: unknown; created_at: Date }>(
       // Ordered by the bigint column itself: its text, which the relay reads, sorts "10" before "9".
-      `SELECT o.id::text AS id, o.record FROM ${table} AS o
+      `SELECT o.id::text AS id, o.record, o.created_at FROM ${table} AS o
        ORDER BY o.id LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [options.batchSize],
     );
@@ -161,6 +169,8 @@ export async function drainOnce(
       const result = await client.send(
         groups.map((group) => group.record),
         batchKey(pending.map((row) => row.id)),
+        // When the platform committed the oldest change sent: Hadir measures its delay from it.
+        { oldestChangeAt: oldestOf(pending) },
       );
       if (result.kind === 'applied') {
         replayed = result.replayed;

@@ -78,8 +78,8 @@ describe('three serve processes due for the same delivery slot', () => {
         Array.from({ length: NODES }, () =>
           startHadir(['serve', '--port', '0', '--json'], {
             databaseUrl,
-            env: { LOG_LEVEL: 'info' },
-            ready: /"url":"(http:\/\/[^"]+)"/,
+            env: { LOG_LEVEL: 'info', METRICS_PORT: '0' },
+            ready: /"metricsUrl":"(http:\/\/[^"]+)"/,
           }),
         ),
       )),
@@ -98,6 +98,19 @@ describe('three serve processes due for the same delivery slot', () => {
     expect(await s3.keys('partner', 'nodes/')).toEqual(
       ['c.csv', 'c.parquet', 'manifest.json'].map((name) => `nodes/${runName(slot)}/${name}`),
     );
+    // And so say the metrics: one node ran it, and each sees it fresh.
+    const scrapes = await Promise.all(
+      nodes.map(async (node) => (await fetch(node.match[1] as string)).text()),
+    );
+    const counted = scrapes.filter((text) =>
+      text.includes('hadir_export_runs_total{outcome="delivered"} 1'),
+    );
+    expect(counted).toHaveLength(1);
+    for (const text of scrapes) {
+      expect(text).toMatch(/^hadir_exports 1$/m);
+      const age = Number(/^hadir_export_last_delivered_age_seconds (\S+)$/m.exec(text)?.[1]);
+      expect(age).toBeLessThan(60);
+    }
     const audited = await store.db
       .selectFrom('audit_log')
       .select('details')
