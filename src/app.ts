@@ -162,6 +162,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       })
     : undefined;
   if (replicaChoice) {
+    metrics.watchReplica(() => replicaChoice.lagMs);
     await replicaChoice.start();
     app.addHook('onClose', () => replicaChoice.close());
   }

@@ -136,8 +136,12 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
       if (replicaChoice && replicaReads && (await replicaChoice.replicaServes(key))) {
         request.reads = replicaReads;
         request.accessRecord = { fromReplica: true };
+        metrics.dataReads.inc({ store: 'replica' });
       } else {
         request.reads = reads;
+        // With a replica, a read the primary answers is one the replica could not (behind, or
+        // behind what this key has seen).
+        if (replicaChoice) metrics.dataReads.inc({ store: 'primary' });
       }
     });
     // What the primary answered a key, the replica will not answer it older: the primary's

@@ -53,6 +53,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly dataReads = new Counter({
+    name: 'hadir_data_reads_total',
+    help: 'Data requests by the store they were read from (replica, or primary when the replica could not serve them), with a replica configured.',
+    labelNames: ['store'] as const,
+    registers: [this.registry],
+  });
   readonly ingestBatches = new Counter({
     name: 'hadir_ingest_batches_total',
     help: 'Ingest batches answered, by outcome (applied, replayed, refused, conflict, busy).',
@@ -157,6 +163,19 @@ export class Metrics {
       async collect() {
         const { oldestDueAt } = await state();
         this.set(oldestDueAt === null ? 0 : Math.max(0, (now() - oldestDueAt) / 1000));
+      },
+    });
+  }
+
+  /** The replica's lag as ReplicaChoice last measured it (-1 while unknown or unreachable). */
+  watchReplica(lagMs: () => number): void {
+    new Gauge({
+      name: 'hadir_replica_lag_seconds',
+      help: 'How far the read replica is behind the primary (-1 while unknown or unreachable).',
+      registers: [this.registry],
+      collect() {
+        const lag = lagMs();
+        this.set(Number.isFinite(lag) ? lag / 1000 : -1);
       },
     });
   }

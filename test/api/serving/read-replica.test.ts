@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app.ts';
 import { openStore, type Store } from '../../../src/db/connect.ts';
 import { migrateToLatest } from '../../../src/db/migrate.ts';
+import { Metrics } from '../../../src/http/metrics.ts';
 import { logCapture, TEST_SECRETS } from '../../helpers/app.ts';
 import { ManualClock } from '../../helpers/clock.ts';
 import { createTestKey, importRespondents, seedCampaign } from '../../helpers/factories.ts';
@@ -17,6 +18,7 @@ type Answer = { status: number; name: string | undefined; fromReplica: boolean }
 // A primary of its own and its streaming replica: the shared cluster has no standby.
 describe('DATABASE_READ_URL: a streaming replica whose replay is paused', () => {
   const clock = new ManualClock();
+  const metrics = new Metrics();
   let primaryCluster: PostgresCluster;
   let standby: PostgresCluster;
   let primary: Store;
@@ -62,6 +64,7 @@ describe('DATABASE_READ_URL: a streaming replica whose replay is paused', () => 
     replica = openStore(standby.url('hadir'));
     logs = logCapture();
     app = await buildApp({
+      metrics,
       store: primary,
       readStore: replica,
       replica: { maxLagMs: MAX_LAG_MS },
@@ -87,6 +90,10 @@ describe('DATABASE_READ_URL: a streaming replica whose replay is paused', () => 
     await primaryCluster?.stop();
   });
 
+  const readsFrom = async (store: 'primary' | 'replica') =>
+    (await metrics.dataReads.get()).values.find((value) => value.labels.store === store)?.value ??
+    0;
+
   const read = async (key: string): Promise<Answer> => {
     const response = await app.inject({ url: PAGE, headers: { authorization: `Bearer ${key}` } });
     const line = logs.logs.filter((entry) => entry.msg === 'data access').at(-1);
@@ -99,8 +106,10 @@ describe('DATABASE_READ_URL: a streaming replica whose replay is paused', () => 
 
   it('reads from the replica while it keeps up', async () => {
     await until(async () => (await read(keys[0] as string)).fromReplica, 'a read from the replica');
+    const before = await readsFrom('replica');
     const answer = await read(keys[0] as string);
     expect(answer).toEqual({ status: 200, name: 'Ayu', fromReplica: true });
+    expect(await readsFrom('replica')).toBe(before + 1);
   });
 
   it('never answers a key older than it has seen, and leaves a replica too far behind', async () => {
@@ -122,9 +131,15 @@ describe('DATABASE_READ_URL: a streaming replica whose replay is paused', () => 
     }
     expect(stale).toBe(0);
     // Past the lag it may have, the replica answers nobody: every key reads the new name.
+    const primaryReads = await readsFrom('primary');
     for (const key of keys) {
       expect(await read(key)).toEqual({ status: 200, name: 'Ayu Lestari', fromReplica: false });
     }
+    // And the metrics say so: the replica's lag past the bound, each read on the primary.
+    expect(await readsFrom('primary')).toBe(primaryReads + keys.length);
+    const [lag] =
+      (await metrics.registry.getSingleMetric('hadir_replica_lag_seconds')?.get())?.values ?? [];
+    expect(lag?.value).toBeGreaterThan(MAX_LAG_MS / 1000);
   });
 
   it('reads from the replica again once it has caught up', async () => {
