@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { Metrics } from '../../src/http/metrics.ts';
+import { exportedSeries } from '../helpers/exported-series.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RULES = join(ROOT, 'deploy/prometheus/hadir-rules.yml');
@@ -11,22 +11,6 @@ const rules = readFileSync(RULES, 'utf8');
 
 const promtool = (...args: string[]) =>
   spawnSync('promtool', args, { cwd: join(ROOT, 'deploy/prometheus'), encoding: 'utf8' });
-
-/** Every series Hadir exports, by name (histograms by their series' names too). */
-function exportedSeries(): Set<string> {
-  const metrics = new Metrics({ processMetrics: true });
-  metrics.watchNotificationQueue(async () => ({ pending: 0, oldestDueAt: null }), Date.now);
-  metrics.watchExports(async () => ({ count: 0, oldestDeliveredAt: null }), Date.now);
-  metrics.watchReplica(() => 0);
-  const names = new Set<string>();
-  for (const metric of metrics.registry.getMetricsAsArray()) {
-    const { name, type } = metric as unknown as { name: string; type: string };
-    names.add(name);
-    if (type === 'histogram')
-      for (const end of ['_bucket', '_sum', '_count']) names.add(name + end);
-  }
-  return names;
-}
 
 /** The anchors of docs/operating.md's headings, as GitHub makes them. */
 function operatingAnchors(): Set<string> {
