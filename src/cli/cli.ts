@@ -13,6 +13,7 @@ import { INGEST_TOKEN_COMMANDS } from './commands/ingest-tokens.ts';
 import { KEY_COMMANDS } from './commands/keys.ts';
 import { REMOVAL_COMMANDS } from './commands/removals.ts';
 import { SERVING_COMMANDS } from './commands/serving.ts';
+import { STATUS_COMMANDS } from './commands/status.ts';
 import { WEBHOOK_COMMANDS } from './commands/webhooks.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -26,6 +27,7 @@ export const COMMANDS: Record<string, Command> = {
   ...REMOVAL_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...EXPORT_COMMANDS,
+  ...STATUS_COMMANDS,
   ...INGEST_TOKEN_COMMANDS,
   ...BACKUP_COMMANDS,
 };
