@@ -152,7 +152,13 @@ const ROWS: Array<{ title: string; panels: Panel[] }> = [
         title: 'Oldest due notification',
         description: 'How long the oldest due notification delivery has waited to be sent.',
         unit: 's',
-        queries: [{ expr: 'max(hadir_notification_oldest_due_seconds)', legend: 'oldest' }],
+        queries: [
+          { expr: 'max(hadir_notification_oldest_due_seconds)', legend: 'oldest due' },
+          {
+            expr: 'max(hadir_notification_oldest_undelivered_seconds)',
+            legend: 'oldest undelivered',
+          },
+        ],
       },
       {
         title: 'Notification attempts by outcome',
@@ -165,6 +171,12 @@ const ROWS: Array<{ title: string; panels: Panel[] }> = [
           },
           { expr: 'max(hadir_notification_queue_depth)', legend: 'waiting' },
         ],
+      },
+      {
+        title: 'Endpoints by state',
+        description: 'Notification endpoints on and delivering, on and failing, and turned off.',
+        unit: 'short',
+        queries: [{ expr: 'max by (state) (hadir_notification_endpoints)', legend: '{{state}}' }],
       },
       {
         title: 'Deliveries to buckets',

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Store } from '../db/connect.ts';
 import type { IngestObserver } from '../ingest/ingest.routes.ts';
+import type { QueueState } from '../notifications/deliveries.repository.ts';
 import { CLIENT_CLOSED_REQUEST } from './access-log.ts';
 
 /**
@@ -131,15 +132,12 @@ export class Metrics {
   }
 
   /**
-   * The notification queue, read from the store whenever metrics are scraped: deliveries waiting,
-   * and how long the oldest due one has waited.
+   * The notification outbox, read from the store whenever metrics are scraped (one read a
+   * scrape): deliveries waiting, how long the oldest due one has waited, how long the oldest
+   * waiting one has gone undelivered, and the endpoints by state.
    */
-  watchNotificationQueue(
-    read: () => Promise<{ pending: number; oldestDueAt: number | null }>,
-    now: () => number,
-  ): void {
-    let last: Promise<{ pending: number; oldestDueAt: number | null }> | undefined;
-    // One read serves both gauges of a scrape.
+  watchNotificationQueue(read: () => Promise<QueueState>, now: () => number): void {
+    let last: Promise<QueueState> | undefined;
     const state = () => {
       last ??= read().finally(() => {
         setImmediate(() => {
@@ -148,6 +146,7 @@ export class Metrics {
       });
       return last;
     };
+    const age = (at: number | null) => (at === null ? 0 : Math.max(0, (now() - at) / 1000));
     new Gauge({
       name: 'hadir_notification_queue_depth',
       help: 'Notification deliveries waiting to be sent (due now or retrying later).',
@@ -161,8 +160,25 @@ export class Metrics {
       help: 'How long the oldest due notification delivery has waited to be sent.',
       registers: [this.registry],
       async collect() {
-        const { oldestDueAt } = await state();
-        this.set(oldestDueAt === null ? 0 : Math.max(0, (now() - oldestDueAt) / 1000));
+        this.set(age((await state()).oldestDueAt));
+      },
+    });
+    new Gauge({
+      name: 'hadir_notification_oldest_undelivered_seconds',
+      help: 'How long ago the oldest notification delivery not yet delivered was made (due or retrying).',
+      registers: [this.registry],
+      async collect() {
+        this.set(age((await state()).oldestPendingSince));
+      },
+    });
+    new Gauge({
+      name: 'hadir_notification_endpoints',
+      help: 'Notification endpoints by state (enabled, failing, disabled).',
+      labelNames: ['state'] as const,
+      registers: [this.registry],
+      async collect() {
+        const { endpoints } = await state();
+        for (const [name, count] of Object.entries(endpoints)) this.set({ state: name }, count);
       },
     });
   }

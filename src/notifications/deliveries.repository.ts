@@ -338,21 +338,53 @@ export async function noteEndpointFailure(
 }
 
 /** Pending deliveries and the age of the oldest due one, for metrics. */
-export async function queueState(
-  db: Kysely<Database>,
-  now: number,
-): Promise<{ pending: number; oldestDueAt: number | null }> {
-  const row = await db
-    .selectFrom('webhook_deliveries')
-    .select((eb) => [
-      eb.fn.countAll<number>().as('pending'),
-      eb.fn.min('next_attempt_at').as('oldest'),
-    ])
-    .where('state', '=', 'pending')
-    .executeTakeFirstOrThrow();
+export interface QueueState {
+  pending: number;
+  /** When the oldest due delivery became due; null when none is due. */
+  oldestDueAt: number | null;
+  /** When the oldest delivery not yet delivered was made, due or not; null when none waits. */
+  oldestPendingSince: number | null;
+  /** Endpoints by state: on and delivering, on and failing, turned off. */
+  endpoints: { enabled: number; failing: number; disabled: number };
+}
+
+/** The outbox as the metrics and `hadir status` show it: two small aggregate reads. */
+export async function queueState(db: Kysely<Database>, now: number): Promise<QueueState> {
+  const [row, endpoints] = await Promise.all([
+    db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('pending'),
+        eb.fn.min('next_attempt_at').as('oldest'),
+        eb.fn.min('created_at').as('since'),
+      ])
+      .where('state', '=', 'pending')
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('webhook_endpoints')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('all'),
+        eb.fn.count<number>('disabled_at').as('disabled'),
+        eb.fn
+          .sum<number>(
+            eb
+              .case()
+              .when(eb.and([eb('disabled_at', 'is', null), eb('failing_since', 'is not', null)]))
+              .then(1)
+              .else(0)
+              .end(),
+          )
+          .as('failing'),
+      ])
+      .executeTakeFirstOrThrow(),
+  ]);
   const oldest = row.oldest === null ? null : Number(row.oldest);
+  const disabled = Number(endpoints.disabled);
+  const failing = Number(endpoints.failing ?? 0);
   return {
     pending: Number(row.pending),
     oldestDueAt: oldest !== null && oldest <= now ? oldest : null,
+    oldestPendingSince: row.since === null ? null : Number(row.since),
+    endpoints: { enabled: Number(endpoints.all) - disabled - failing, failing, disabled },
   };
 }

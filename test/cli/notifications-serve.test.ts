@@ -78,6 +78,9 @@ describe.each(ENGINES)('a serving process on %s', (engine) => {
       return /hadir_notification_deliveries_total\{outcome="delivered"\} 1/.test(metrics);
     }, 'the delivery to be counted');
     expect(metrics).toMatch(/hadir_notification_queue_depth 0/);
+    expect(metrics).toMatch(/^hadir_notification_oldest_undelivered_seconds 0$/m);
+    expect(metrics).toMatch(/^hadir_notification_endpoints\{state="enabled"\} 1$/m);
+    expect(metrics).toMatch(/^hadir_notification_endpoints\{state="failing"\} 0$/m);
     server.child.kill('SIGTERM');
     expect(await exitOf(server.child)).toBe(0);
   });

@@ -3,7 +3,15 @@ import { Metrics } from '../../src/http/metrics.ts';
 /** Every series Hadir exports, by name (histograms by their series' names too). */
 export function exportedSeries(): Set<string> {
   const metrics = new Metrics({ processMetrics: true });
-  metrics.watchNotificationQueue(async () => ({ pending: 0, oldestDueAt: null }), Date.now);
+  metrics.watchNotificationQueue(
+    async () => ({
+      pending: 0,
+      oldestDueAt: null,
+      oldestPendingSince: null,
+      endpoints: { enabled: 0, failing: 0, disabled: 0 },
+    }),
+    Date.now,
+  );
   metrics.watchExports(async () => ({ count: 0, oldestDeliveredAt: null }), Date.now);
   metrics.watchReplica(() => 0);
   // A PostgreSQL store's pool (SQLite has none).
