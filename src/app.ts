@@ -37,6 +37,7 @@ import { PORTAL_PATH } from './portal-pages/layout.ts';
 import { portalPages } from './portal-pages/portal-pages.ts';
 import type { ServerSecrets } from './secrets.ts';
 import { Speedups } from './speedups.ts';
+import { registerRequestSpans } from './tracing/request-spans.ts';
 
 export interface AppDeps {
   store: Store;
@@ -97,6 +98,8 @@ export interface AppDeps {
   ingest?: Pick<IngestSettings, 'maxConcurrentBatches' | 'scrubAfterMs' | 'refusedTokensPerMinute'>;
   /** Runs the scheduled bucket deliveries that fall due while it listens (see ExportWorker). */
   runsExports?: boolean;
+  /** A span for each request (traces are on: see src/tracing). */
+  tracing?: boolean;
 }
 
 export const DATA_PREFIX = '/developer/v1';
@@ -117,6 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       ...deps.connectionTimeouts,
     },
   });
+  if (deps.tracing) registerRequestSpans(app);
   registerAnswerGuards(app, { requireForwardedHttps: deps.requireForwardedHttps ?? false });
   // Followed on the stores the requests use, so an outage is logged once, not per request.
   const stores = deps.readStore ? [deps.store, deps.readStore] : [deps.store];
@@ -284,6 +288,7 @@ export async function buildIngestApp(
     | 'requireForwardedHttps'
     | 'connectionTimeouts'
     | 'metrics'
+    | 'tracing'
   > & {
     config: Pick<Config, 'trustProxy'>;
     ingest: Pick<
@@ -298,6 +303,7 @@ export async function buildIngestApp(
     ...(deps.tls ? { tls: deps.tls } : {}),
     timeouts: { ...deps.connectionTimeouts },
   });
+  if (deps.tracing) registerRequestSpans(app);
   registerAnswerGuards(app, { requireForwardedHttps: deps.requireForwardedHttps ?? false });
   const outage = new StoreOutage({ probe: storeProbe([deps.store]), logger: deps.logger });
   app.addHook('onClose', async () => outage.close());

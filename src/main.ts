@@ -32,6 +32,7 @@ import { endpointDisabledMail } from './portal-pages/messages.ts';
 import { connectRedis } from './redis.ts';
 import { retainDaily } from './removals/retention.ts';
 import { HOUR_MS } from './time-units.ts';
+import { startTracing } from './tracing/tracing.ts';
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -70,7 +71,16 @@ export async function startServer(config: Config): Promise<RunningServer> {
     logger.warn({ err: error }, 'idle database connection failed');
   await migrateDatabase(config.databaseUrl, { onWarning: warn });
   const rememberReads = config.speedups.on('remembered-reads');
-  const store = openStore(config.databaseUrl, { onIdleError, onWarning: warn, rememberReads });
+  // Traces, when the OTEL_* variables ask for them: started before the store, whose statements
+  // they follow.
+  const tracing = await startTracing(process.env);
+  const traced = tracing !== undefined;
+  const store = openStore(config.databaseUrl, {
+    onIdleError,
+    onWarning: warn,
+    rememberReads,
+    traced,
+  });
   // Nothing left to do but for a private in-memory store, which only this connection sees.
   await migrateToLatest(store);
   // A new or mistyped database serves nothing: better said at once than found by a partner.
@@ -80,7 +90,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     );
   }
   const readStore = config.databaseReadUrl
-    ? openStore(config.databaseReadUrl, { onIdleError })
+    ? openStore(config.databaseReadUrl, { onIdleError, traced })
     : undefined;
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   const metrics = new Metrics({ processMetrics: true });
@@ -115,6 +125,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       resolveWebhookHost: systemResolver,
     },
     runsExports: true,
+    tracing: traced,
     // Without a listener of its own, the platform's ingest API is on this one.
     ...(config.ingestPort === undefined ? { ingest } : {}),
   });
@@ -126,6 +137,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
           store,
           clock: systemClock,
           metrics,
+          tracing: traced,
           logger,
           config,
           ingest,
@@ -202,6 +214,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
       closing ??= (async () => {
         stopRetaining();
         await notifications?.stop();
+        await tracing?.shutdown().catch(() => {});
         await metricsServer?.close();
         await ingestApp?.close();
         await app.close();

@@ -82,6 +82,8 @@ export interface OpenStoreOptions {
    * that only reads takes a missing file for a mistyped DATABASE_URL.
    */
   ifMissing?: 'create' | 'refuse';
+  /** Each statement in a span of its own, when traces are on (see src/tracing). */
+  traced?: boolean;
 }
 
 /** Opens the store a DATABASE_URL names, on its engine. */
@@ -92,6 +94,7 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
       warn: options.onWarning ?? ((message: string) => process.emitWarning(message)),
       rememberReads: options.rememberReads !== false,
       ifMissing: options.ifMissing ?? 'create',
+      traced: options.traced === true,
     });
   }
   return openPostgresStore(location.connectionString, {
@@ -99,5 +102,6 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
     poolSize: options.poolSize ?? 10,
     timeouts: options.timeouts ?? SERVING_TIMEOUTS,
     onIdleError: options.onIdleError ?? (() => {}),
+    traced: options.traced === true,
   });
 }

@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { tracedDialect } from '../tracing/query-spans.ts';
 import { compactPostgres } from './postgres-compaction.ts';
 import { HandOff, PreparedStatements } from './prepared-statements.ts';
 import type { Database } from './schema.ts';
@@ -88,6 +89,8 @@ export function openPostgresStore(
     poolSize: number;
     timeouts: StoreTimeouts;
     onIdleError: (error: Error) => void;
+    /** Each statement in a span of its own (see tracing/query-spans.ts). */
+    traced?: boolean;
   },
 ): Store {
   const statements = new PreparedStatements();
@@ -112,7 +115,10 @@ export function openPostgresStore(
   // A connection can die between checkout and its first query, when the pool no longer listens
   // for its errors; without a listener of its own, that error would end the process.
   pool.on('connect', (client) => client.on('error', options.onIdleError));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const dialect = new PostgresDialect({ pool });
+  const db = new Kysely<Database>({
+    dialect: options.traced ? tracedDialect(dialect, 'postgresql') : dialect,
+  });
   return {
     engine: 'postgres',
     url,

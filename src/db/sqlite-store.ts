@@ -16,6 +16,7 @@ import {
   securePrivateFolder,
   type Warn,
 } from '../file-modes.ts';
+import { tracedDialect } from '../tracing/query-spans.ts';
 import { sqliteChangeTracking } from './change-stamp.ts';
 import { HandOff, PreparedStatements } from './prepared-statements.ts';
 import type { Database } from './schema.ts';
@@ -138,7 +139,7 @@ function refuseMistakenPath(path: string, ifMissing: 'create' | 'refuse'): void 
 export function openSqliteStore(
   url: string,
   path: string,
-  options: { warn: Warn; rememberReads: boolean; ifMissing: 'create' | 'refuse' },
+  options: { warn: Warn; rememberReads: boolean; ifMissing: 'create' | 'refuse'; traced?: boolean },
 ): Store {
   if (path !== ':memory:') {
     refuseMistakenPath(path, options.ifMissing);
@@ -163,11 +164,12 @@ export function openSqliteStore(
   };
   const statements = new PreparedStatements();
   const changes = sqliteChangeTracking(database);
+  const dialect = new SqliteDialectKeepingErrors(
+    { database: withStatementCache(database, statements, changes.noteWrite) },
+    database,
+  );
   const db = new Kysely<Database>({
-    dialect: new SqliteDialectKeepingErrors(
-      { database: withStatementCache(database, statements, changes.noteWrite) },
-      database,
-    ),
+    dialect: options.traced ? tracedDialect(dialect, 'sqlite') : dialect,
   });
   return {
     engine: 'sqlite',

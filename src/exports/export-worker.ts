@@ -1,5 +1,6 @@
 import { DomainError } from '../errors.ts';
 import { MINUTE_MS, SECOND_MS } from '../time-units.ts';
+import { inSpan } from '../tracing/tracing.ts';
 import { bucketProblem } from './bucket.ts';
 import {
   deliverRun,
@@ -135,7 +136,19 @@ export class ExportWorker {
       renew().catch(() => {});
     }, this.leaseMs / 4);
     try {
-      const result = await deliverRun(this.options, row, claim, renew);
+      const result = await inSpan(
+        'export run',
+        { 'hadir.export.formats': row.formats, 'hadir.attempt': claim.attempt },
+        async (span) => {
+          const delivered = await deliverRun(this.options, row, claim, renew);
+          span.setAttributes({
+            'hadir.export.files': delivered.manifest.files.length,
+            'hadir.export.rows': delivered.rows,
+            'hadir.export.bytes': delivered.bytes,
+          });
+          return delivered;
+        },
+      );
       await finishRun(store.db, claim, {
         at: clock.now(),
         files: result.manifest.files.length,

@@ -4,6 +4,7 @@ import type { Store } from '../db/store.ts';
 import { ApiError } from '../errors.ts';
 import { problemsText } from '../import/import-problems.ts';
 import { ScrubSoon } from '../removals/scrub-soon.ts';
+import { inSpan } from '../tracing/tracing.ts';
 import { BatchSlots, batchBodyOf, idempotencyKeyOf } from './batch-request.ts';
 import {
   applyBatch,
@@ -151,11 +152,26 @@ export function ingestRoutes(settings: IngestSettings): FastifyPluginAsync {
         }
         let outcome: Awaited<ReturnType<typeof applyBatch>>;
         try {
-          outcome = await applyBatch(settings.store, settings.clock, {
-            tokenId: token.id,
-            key,
-            body,
-          });
+          outcome = await inSpan(
+            'ingest batch',
+            { 'hadir.batch.bytes': body.length },
+            async (span) => {
+              const applied = await applyBatch(settings.store, settings.clock, {
+                tokenId: token.id,
+                key,
+                body,
+              });
+              span.setAttribute('hadir.batch.outcome', OUTCOMES[applied.kind]);
+              if (applied.kind === 'applied') {
+                span.setAttributes({
+                  'hadir.batch.upserted': applied.answer.applied.respondents,
+                  'hadir.batch.deleted': applied.answer.applied.deletions,
+                  'hadir.batch.stale': applied.answer.stale,
+                });
+              }
+              return applied;
+            },
+          );
         } finally {
           release();
         }

@@ -3,6 +3,7 @@ import type { Store } from '../db/store.ts';
 import { eventBody } from '../journal/events.ts';
 import { findHolderOfKey } from '../keys/keys.repository.ts';
 import type { Mailer, MailMessage } from '../mail/mailer.ts';
+import { inSpan } from '../tracing/tracing.ts';
 import {
   claimForSending,
   type DeliveryToSend,
@@ -233,7 +234,21 @@ export class DeliveryWorker {
    * Sends one claimed delivery and records how it ended. The slot is given back as soon as the
    * request has ended: recording the outcome is not a request, and waits for others to join it.
    */
-  private async deliver(
+  /** One attempt, in a span of its own: the event's type and the attempt's number, no more. */
+  private deliver(
+    delivery: DeliveryToSend,
+    readable: Map<string, { live: boolean }> | undefined,
+    secrets: () => readonly string[],
+    release: () => void,
+  ): Promise<void> {
+    return inSpan(
+      'notification delivery',
+      { 'hadir.event.type': delivery.type, 'hadir.attempt': delivery.attempts + 1 },
+      () => this.attempt(delivery, readable, secrets, release),
+    );
+  }
+
+  private async attempt(
     delivery: DeliveryToSend,
     readable: Map<string, { live: boolean }> | undefined,
     secrets: () => readonly string[],
