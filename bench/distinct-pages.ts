@@ -1,7 +1,7 @@
 import { clientHeaders, LIMIT, serverEnv } from './cases.ts';
 import { type CpuSplit, measureCpuSplit } from './cpu-split.ts';
 import { inTurn, type Load, load, type Pair } from './load.ts';
-import { startConventional, startHadir } from './processes.ts';
+import { startConventional, startHadir, startOtlpSink } from './processes.ts';
 import { CAMPAIGNS } from './seed.ts';
 
 /** Page 1 of any of the bench's campaigns, drawn at random for each request. */
@@ -62,5 +62,51 @@ export async function measureDistinctPages(options: {
   } finally {
     await conventional.stop();
     await hadir.stop();
+  }
+}
+
+export interface TracedPages {
+  /** a: Hadir as deployed, uncached; b: the same with traces sampled at 10 %. */
+  pair: Pair;
+  /** b's throughput over a's: the share traces leave. */
+  throughputRatio: number;
+}
+
+/**
+ * The distinct-pages load on Hadir without traces and with them (OTLP to a receiver that keeps
+ * nothing, in a low-priority process of its own, sampled at 10 %), in turn.
+ */
+export async function measureTracedPages(options: {
+  databaseUrl: string;
+  key: string;
+  pairs: { rounds: number; seconds: number; warmupSeconds: number; serverWarmupSeconds: number };
+  log: (line: string) => void;
+}): Promise<TracedPages> {
+  const { databaseUrl, key, pairs, log } = options;
+  const request: Load = {
+    path: drawPageOne(),
+    draw: drawPageOne,
+    headers: clientHeaders(key),
+    expectStatus: 200,
+  };
+  const sink = await startOtlpSink();
+  const plain = await startHadir(serverEnv(databaseUrl, false));
+  const traced = await startHadir({
+    ...serverEnv(databaseUrl, false),
+    OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+    OTEL_TRACES_SAMPLER_ARG: '0.1',
+  });
+  try {
+    await load(plain, request, pairs.serverWarmupSeconds);
+    await load(traced, request, pairs.serverWarmupSeconds);
+    const pair = await inTurn({ server: plain, request }, { server: traced, request }, pairs);
+    log(
+      `  distinct page 1s: ${Math.round(pair.a.requestsPerSecond)} req/s without traces, ${Math.round(pair.b.requestsPerSecond)} with 10 % sampled (${pair.ratio.toFixed(3)}×)`,
+    );
+    return { pair, throughputRatio: pair.ratio };
+  } finally {
+    await traced.stop();
+    await plain.stop();
+    await sink.stop();
   }
 }

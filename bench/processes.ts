@@ -118,6 +118,11 @@ async function startScript(
   return track(child, url);
 }
 
+/** An OTLP/HTTP receiver that keeps nothing (see the script). */
+export function startOtlpSink(): Promise<ServerProcess> {
+  return startScript('otlp-sink.mjs', [], { niceness: 19 });
+}
+
 /**
  * A local S3-compatible server with these buckets (see the script), at the lowest priority: a
  * partner's bucket is another machine, whose work takes none of the server's cores; here it takes

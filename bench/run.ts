@@ -1,4 +1,4 @@
-// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,deliveries,compression,pgbouncer,distinct]
+// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,deliveries,compression,pgbouncer,distinct,traces]
 // [--against REF]: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
 // cluster; loads every case (each right after a plain node:http ceiling); loads PostgreSQL's
 // first and deepest pages in turn with a conventional Fastify + pg server, and splits the CPU of
@@ -32,7 +32,7 @@ import { benchCases, clientHeaders, LIMIT, PAGE_ONE_PATH, serverEnv } from './ca
 import { measureCompression } from './compression.ts';
 import { perRequest, watchCpu } from './cpu-split.ts';
 import { measureDeliveries } from './deliveries.ts';
-import { measureDistinctPages } from './distinct-pages.ts';
+import { measureDistinctPages, measureTracedPages } from './distinct-pages.ts';
 import { measureDownloads } from './downloads.ts';
 import { FULL_SYNC_ROWS, measureFullSync } from './full-sync.ts';
 import { measureHostileReceivers } from './hostile-receivers.ts';
@@ -58,7 +58,7 @@ const { values: args } = parseArgs({
     only: {
       type: 'string',
       default:
-        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,compression,pgbouncer,distinct',
+        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,deliveries,compression,pgbouncer,distinct,traces',
     },
     against: { type: 'string' },
   },
@@ -500,6 +500,19 @@ async function main(): Promise<void> {
         log,
       });
       writeDated('distinct-pages', { throughputRatio: 1.3, cpuRatio: 0.75 }, row);
+      if (parts.size === 1) return;
+    }
+    if (parts.has('traces')) {
+      log(
+        'Traces: the distinct-pages load without traces and with 10 % sampled to an OTLP receiver',
+      );
+      const row = await measureTracedPages({
+        databaseUrl: postgresUrl,
+        key: keys.postgres,
+        pairs: PAIRS,
+        log,
+      });
+      writeDated('traces', { throughputRatio: 0.95 }, row);
       if (parts.size === 1) return;
     }
     if (parts.has('pgbouncer')) {

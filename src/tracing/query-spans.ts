@@ -1,5 +1,6 @@
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, OperationNode } from 'kysely';
-import { inSpan } from './tracing.ts';
+import { tracer } from './tracing.ts';
 
 const OPERATIONS: Record<string, string> = {
   SelectQueryNode: 'SELECT',
@@ -62,15 +63,30 @@ function tracedDriver(driver: Driver, engine: string): Driver {
       traced.add(connection);
       const execute = connection.executeQuery.bind(connection);
       connection.executeQuery = <R>(compiled: CompiledQuery) => {
+        // A statement of a request that is not sampled is not either (parent-based sampling):
+        // it runs as it would untraced, without even a span that records nothing.
+        const parent = trace.getActiveSpan();
+        if (parent && !parent.isRecording()) return execute<R>(compiled);
         const statement = statementName(compiled);
-        return inSpan(
-          statement.name,
-          {
+        // Not made active: a statement has no span beneath it.
+        const span = tracer().startSpan(statement.name, {
+          kind: SpanKind.CLIENT,
+          attributes: {
             'db.system.name': engine,
             'db.operation.name': statement.operation,
             ...(statement.table ? { 'db.collection.name': statement.table } : {}),
           },
-          () => execute<R>(compiled),
+        });
+        return execute<R>(compiled).then(
+          (result) => {
+            span.end();
+            return result;
+          },
+          (error: unknown) => {
+            span.setStatus({ code: SpanStatusCode.ERROR, message: 'failed' });
+            span.end();
+            throw error;
+          },
         );
       };
     }

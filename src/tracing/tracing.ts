@@ -51,7 +51,7 @@ export async function startTracing(env: NodeJS.ProcessEnv): Promise<Tracing | un
     }),
     spanProcessors: [
       new sdk.BatchSpanProcessor({
-        exporter: new otlp.OTLPTraceExporter(),
+        exporter: new otlp.OTLPTraceExporter({ url: tracesUrl(env) }),
         scheduledDelayMillis: Number.isFinite(delay) && delay > 0 ? delay : 5_000,
       }),
     ],
@@ -84,4 +84,12 @@ export async function inSpan<T>(
       span.end();
     }
   });
+}
+
+/** Where spans go: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or /v1/traces under the OTLP endpoint. */
+function tracesUrl(env: NodeJS.ProcessEnv): string {
+  return (
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ||
+    `${(env.OTEL_EXPORTER_OTLP_ENDPOINT ?? '').replace(/\/+$/, '')}/v1/traces`
+  );
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { components } from './ingest-types.generated.ts';
+import { tracedSend } from './tracing.ts';
 
 /** What Hadir answered a batch with (openapi/ingest.json; docs/ingesting.md). */
 export type BatchAnswer = components['schemas']['BatchAnswer'];
@@ -86,6 +87,17 @@ export class IngestClient {
     idempotencyKey: string,
     options: { oldestChangeAt?: string | undefined } = {},
   ): Promise<SendResult> {
+    return tracedSend(records.length, (traceHeaders) =>
+      this.#send(records, idempotencyKey, options, traceHeaders),
+    );
+  }
+
+  async #send(
+    records: readonly unknown[],
+    idempotencyKey: string,
+    options: { oldestChangeAt?: string | undefined },
+    traceHeaders: Record<string, string>,
+  ): Promise<SendResult> {
     const body = `${records.map((record) => JSON.stringify(record)).join('\n')}\n`;
     const { fetch, sleep, maxTries, onRetry } = this.#options;
     for (let attempt = 1; ; attempt++) {
@@ -98,6 +110,7 @@ export class IngestClient {
             'content-type': 'application/x-ndjson',
             'idempotency-key': idempotencyKey,
             ...(options.oldestChangeAt ? { 'hadir-oldest-change': options.oldestChangeAt } : {}),
+            ...traceHeaders,
           },
           body,
         });

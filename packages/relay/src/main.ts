@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { IngestClient } from './ingest-client.ts';
 import { RelayStopped, runRelay } from './relay.ts';
+import { startTracing } from './tracing.ts';
 
 // hadir-relay: drains the platform's outbox into Hadir. Settings from the environment only, so
 // the token never sits in a process list.
@@ -38,6 +39,8 @@ const client = new IngestClient({
   token: env.HADIR_INGEST_TOKEN as string,
   onRetry: (event) => log(`${event.reason}; sending again in ${Math.ceil(event.waitMs / 1000)} s`),
 });
+// Traces, when the OTEL_* variables ask for them (see tracing.ts).
+const tracing = await startTracing(env);
 try {
   log(`draining ${table} into ${env.HADIR_INGEST_URL}`);
   await runRelay(
@@ -54,5 +57,7 @@ try {
   );
 } catch (error) {
   log(error instanceof RelayStopped ? `stopped: ${error.message}` : (error as Error).message);
+  await tracing?.shutdown().catch(() => {});
   process.exit(1);
 }
+await tracing?.shutdown().catch(() => {});

@@ -1,13 +1,20 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { drainOnce, IngestClient } from '../../../packages/relay/src/index.ts';
+import { startTracing as startRelayTracing } from '../../../packages/relay/src/tracing.ts';
 import { systemClock } from '../../../src/clock.ts';
 import type { Store } from '../../../src/db/connect.ts';
 import { createIngestToken } from '../../../src/ingest/ingest-tokens.service.ts';
 import { exitOf, startHadir } from '../../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../../helpers/factories.ts';
 import { BATCHES, jsonLines } from '../../helpers/ingest-batch.ts';
-import { createTestDatabaseUrl, openTestStore } from '../../helpers/stores.ts';
+import {
+  createEmptyPostgresUrl,
+  createTestDatabaseUrl,
+  openTestStore,
+} from '../../helpers/stores.ts';
 import { until } from '../../helpers/until.ts';
 
 /** Values no span may carry: a guest's name, email and phone, a respondent's id. */
@@ -20,6 +27,17 @@ const MARKERS = {
   batchRespondent: 'resp-batch-marker-7q',
 };
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+
+/** The spans of OTLP/JSON export bodies, flattened. */
+function spansOf(bodies: string[]) {
+  return bodies.flatMap((body) =>
+    (
+      JSON.parse(body) as {
+        resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Record<string, string>> }> }>;
+      }
+    ).resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans)),
+  ) as Array<{ name: string; traceId: string; spanId: string; parentSpanId?: string }>;
+}
 
 describe('traces (OpenTelemetry) from a serve process to an OTLP receiver', () => {
   let databaseUrl: string;
@@ -128,13 +146,7 @@ describe('traces (OpenTelemetry) from a serve process to an OTLP receiver', () =
         'the spans of the requests',
       );
       await until(() => everything().includes('ingest batch'), 'the ingest batch span');
-      const spans = received.flatMap(
-        (body) =>
-          JSON.parse(body).resourceSpans.flatMap(
-            (resource: { scopeSpans: Array<{ spans: unknown[] }> }) =>
-              resource.scopeSpans.flatMap((scope) => scope.spans),
-          ) as Array<{ name: string; traceId: string; parentSpanId?: string }>,
-      );
+      const spans = spansOf(received);
       const names = new Set(spans.map((span) => span.name));
       expect(names).toContain('GET /developer/v1/campaigns/:id/respondents');
       expect(names).toContain('POST /ingest/v1/batches');
@@ -152,6 +164,52 @@ describe('traces (OpenTelemetry) from a serve process to an OTLP receiver', () =
       }
       expect(text).not.toContain('Markerwati');
       expect(text).not.toContain('answers');
+
+      // hadir-relay's batch and Hadir's ingest of it are one trace.
+      const source = new pg.Pool({ connectionString: await createEmptyPostgresUrl(), max: 2 });
+      const relayTracing = await startRelayTracing({
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '100',
+      });
+      try {
+        await source.query(
+          'CREATE TABLE hadir_outbox (id bigserial PRIMARY KEY, record jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now()); CREATE TABLE hadir_outbox_rejected (id bigint PRIMARY KEY, record jsonb NOT NULL, created_at timestamptz NOT NULL, problem text NOT NULL, rejected_at timestamptz NOT NULL DEFAULT now())',
+        );
+        await source.query('INSERT INTO hadir_outbox (record) VALUES ($1)', [
+          JSON.stringify({
+            type: 'respondent',
+            id: 'relayed-1',
+            campaignId: 'nikah',
+            submittedAt: '2026-11-21T10:00:00Z',
+            attendanceStatus: 'YES',
+            answers: { nama: MARKERS.batchName },
+          }),
+        ]);
+        const drained = await drainOnce(source, new IngestClient({ baseUrl: base, token }), {
+          table: 'hadir_outbox',
+          rejectedTable: 'hadir_outbox_rejected',
+          batchSize: 10,
+        });
+        expect(drained.sent).toBe(1);
+        await relayTracing?.shutdown();
+        let relayed: { relay?: (typeof spans)[number]; ingest?: (typeof spans)[number] } = {};
+        await until(() => {
+          const all = spansOf(received);
+          const relay = all.find((span) => span.name === 'relay batch');
+          const ingest = all.find(
+            (span) =>
+              span.name === 'POST /ingest/v1/batches' && relay && span.traceId === relay.traceId,
+          );
+          relayed = { relay, ingest };
+          return Boolean(relay && ingest);
+        }, 'the relay batch and its ingest in one trace');
+        expect(relayed.ingest?.parentSpanId).toBe(relayed.relay?.spanId);
+        expect(received.join('\n')).not.toContain(MARKERS.batchName);
+      } finally {
+        await relayTracing?.shutdown().catch(() => {});
+        await source.end();
+      }
     } finally {
       server.child.kill('SIGTERM');
       await exitOf(server.child);
