@@ -42,8 +42,9 @@ export function statementName(compiled: CompiledQuery): {
 }
 
 /**
- * A dialect whose every statement runs in a span of its own, named by its kind and table: the
- * store layer's one place where both engines' queries pass, prepared ones included.
+ * A dialect whose statements run in spans of their own, named by their kind and table, beneath
+ * the span of what they serve: the store layer's one place where both engines' queries pass,
+ * prepared ones included.
  */
 export function tracedDialect(dialect: Dialect, engine: 'sqlite' | 'postgresql'): Dialect {
   return {
@@ -63,10 +64,11 @@ function tracedDriver(driver: Driver, engine: string): Driver {
       traced.add(connection);
       const execute = connection.executeQuery.bind(connection);
       connection.executeQuery = <R>(compiled: CompiledQuery) => {
-        // A statement of a request that is not sampled is not either (parent-based sampling):
-        // it runs as it would untraced, without even a span that records nothing.
+        // A statement is traced as part of what it serves (a request, a batch, a run, a delivery):
+        // outside one (the workers' polling: twenty a second on SQLite) or under one that is not
+        // sampled, it runs as it would untraced, without even a span that records nothing.
         const parent = trace.getActiveSpan();
-        if (parent && !parent.isRecording()) return execute<R>(compiled);
+        if (!parent?.isRecording()) return execute<R>(compiled);
         const statement = statementName(compiled);
         // Not made active: a statement has no span beneath it.
         const span = tracer().startSpan(statement.name, {

@@ -152,6 +152,11 @@ describe('traces (OpenTelemetry) from a serve process to an OTLP receiver', () =
       expect(names).toContain('POST /ingest/v1/batches');
       expect(names).toContain('ingest batch');
       expect([...names].some((name) => /^SELECT [a-z_]+$/.test(name))).toBe(true);
+      // Statements are traced beneath what they serve; the workers' polling makes no span.
+      const statements = spans.filter((span) =>
+        /^(SELECT|INSERT|UPDATE|DELETE|SQL)\b/.test(span.name),
+      );
+      expect(statements.every((span) => Boolean(span.parentSpanId))).toBe(true);
       // The caller's trace goes on: the request's span and its statements share its trace id.
       const continued = spans.filter(
         (span) => span.traceId.toLowerCase() === TRACE_ID || span.traceId === TRACE_ID,
