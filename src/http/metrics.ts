@@ -1,9 +1,23 @@
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Store } from '../db/connect.ts';
-import type { IngestObserver } from '../ingest/ingest.routes.ts';
-import type { QueueState } from '../notifications/deliveries.repository.ts';
 import { CLIENT_CLOSED_REQUEST } from './access-log.ts';
+
+/** The notification outbox as the store reads it (deliveries.repository.ts's queueState). */
+interface NotificationQueue {
+  pending: number;
+  oldestDueAt: number | null;
+  oldestPendingSince: number | null;
+  endpoints: { enabled: number; failing: number; disabled: number };
+}
+
+/** What became of an applied batch's records, as the ingest routes report it. */
+interface BatchCounts {
+  upserted: number;
+  deleted: number;
+  stale: number;
+  keptErased: number;
+}
 
 /**
  * What an operator watches, in Prometheus form: requests and their latency by route and status,
@@ -136,8 +150,8 @@ export class Metrics {
    * scrape): deliveries waiting, how long the oldest due one has waited, how long the oldest
    * waiting one has gone undelivered, and the endpoints by state.
    */
-  watchNotificationQueue(read: () => Promise<QueueState>, now: () => number): void {
-    let last: Promise<QueueState> | undefined;
+  watchNotificationQueue(read: () => Promise<NotificationQueue>, now: () => number): void {
+    let last: Promise<NotificationQueue> | undefined;
     const state = () => {
       last ??= read().finally(() => {
         setImmediate(() => {
@@ -233,14 +247,14 @@ export class Metrics {
   }
 
   /** The ingest API's batches and their delay, as the routes report them (see IngestObserver). */
-  ingestObserver(): IngestObserver {
+  ingestObserver() {
     return {
-      batch: (outcome) => this.ingestBatches.inc({ outcome }),
-      applied: (answer, delaySeconds) => {
-        this.ingestRecords.inc({ result: 'upserted' }, answer.applied.respondents);
-        this.ingestRecords.inc({ result: 'deleted' }, answer.applied.deletions);
-        this.ingestRecords.inc({ result: 'stale' }, answer.stale);
-        this.ingestRecords.inc({ result: 'kept_erased' }, answer.keptErased.count);
+      batch: (outcome: string) => this.ingestBatches.inc({ outcome }),
+      applied: (counts: BatchCounts, delaySeconds: number | undefined) => {
+        this.ingestRecords.inc({ result: 'upserted' }, counts.upserted);
+        this.ingestRecords.inc({ result: 'deleted' }, counts.deleted);
+        this.ingestRecords.inc({ result: 'stale' }, counts.stale);
+        this.ingestRecords.inc({ result: 'kept_erased' }, counts.keptErased);
         if (delaySeconds !== undefined) this.ingestDelay.observe(delaySeconds);
       },
     };

@@ -52,10 +52,14 @@ export type BatchOutcome = 'applied' | 'replayed' | 'refused' | 'conflict' | 'to
 export interface IngestObserver {
   batch(outcome: BatchOutcome): void;
   /**
-   * An applied batch's records, and the seconds from the platform's commit of its oldest change
-   * (the relay's Hadir-Oldest-Change header) to the batch's commit, when the relay said it.
+   * What became of an applied batch's records, and the seconds from the platform's commit of its
+   * oldest change (the relay's Hadir-Oldest-Change header) to the batch's commit, when the relay
+   * said it.
    */
-  applied(answer: BatchAnswer, delaySeconds: number | undefined): void;
+  applied(
+    counts: { upserted: number; deleted: number; stale: number; keptErased: number },
+    delaySeconds: number | undefined,
+  ): void;
 }
 
 /** The relay's word for when the platform committed a batch's oldest change, or undefined. */
@@ -181,8 +185,14 @@ export function ingestRoutes(settings: IngestSettings): FastifyPluginAsync {
           case 'applied': {
             const oldest = oldestChangeOf(request);
             const committedAt = Date.parse(outcome.answer.committedAt);
+            const { answer } = outcome;
             observer?.applied(
-              outcome.answer,
+              {
+                upserted: answer.applied.respondents,
+                deleted: answer.applied.deletions,
+                stale: answer.stale,
+                keptErased: answer.keptErased.count,
+              },
               oldest === undefined ? undefined : Math.max(0, committedAt - oldest) / 1000,
             );
             if (outcome.removed) scrub.removed();
