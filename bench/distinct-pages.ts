@@ -10,6 +10,14 @@ function drawPageOne(): string {
   return `/developer/v1/campaigns/bench-${String(index).padStart(3, '0')}/respondents?limit=${LIMIT}`;
 }
 
+/** Page 1 of a campaign drawn afresh for each request, with the bench's key. */
+const pageOneRequest = (key: string): Load => ({
+  path: drawPageOne(),
+  draw: drawPageOne,
+  headers: clientHeaders(key),
+  expectStatus: 200,
+});
+
 export interface DistinctPages {
   /** a: the conventional Fastify + pg server; b: Hadir as deployed, uncached. */
   pair: Pair;
@@ -32,12 +40,7 @@ export async function measureDistinctPages(options: {
   log: (line: string) => void;
 }): Promise<DistinctPages> {
   const { databaseUrl, key, pairs, log } = options;
-  const request: Load = {
-    path: drawPageOne(),
-    draw: drawPageOne,
-    headers: clientHeaders(key),
-    expectStatus: 200,
-  };
+  const request = pageOneRequest(key);
   const conventional = await startConventional(databaseUrl);
   const hadir = await startHadir(serverEnv(databaseUrl, false));
   try {
@@ -83,12 +86,7 @@ export async function measureTracedPages(options: {
   log: (line: string) => void;
 }): Promise<TracedPages> {
   const { databaseUrl, key, pairs, log } = options;
-  const request: Load = {
-    path: drawPageOne(),
-    draw: drawPageOne,
-    headers: clientHeaders(key),
-    expectStatus: 200,
-  };
+  const request = pageOneRequest(key);
   const sink = await startOtlpSink();
   const plain = await startHadir(serverEnv(databaseUrl, false));
   const traced = await startHadir({

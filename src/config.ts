@@ -1,8 +1,5 @@
-import { dirname, join } from 'node:path';
 import { ConfigError } from './errors.ts';
-import type { Warn } from './file-modes.ts';
 import { DEFAULT_TIMEOUTS, defaultMaxConnections, openFileLimit } from './http/connections.ts';
-import { DEVELOPMENT_SECRETS_FILE, loadServerSecrets, type ServerSecrets } from './secrets.ts';
 import { isSpeedup, SPEEDUPS, Speedups } from './speedups.ts';
 
 /** Everything the process reads from its environment, validated once and then passed down. */
@@ -369,26 +366,6 @@ function readTrustProxy(raw: string | undefined): boolean | string {
 }
 
 /** The server secrets named by the configuration (see secrets.ts for the development fallback). */
-export function secretsFromConfig(config: Config) {
-  return {
-    ...(config.codeHmacSecret ? { codeHmacKey: config.codeHmacSecret } : {}),
-    ...(config.keySealSecret ? { keySealKey: config.keySealSecret } : {}),
-  };
-}
-
-/**
- * The server's secrets for this configuration (see loadServerSecrets). In development, secrets not
- * in the environment are kept beside the SQLite database they seal for, so that the server and a
- * CLI started from any folder (`/` too, as a service manager starts it) with the same
- * DATABASE_URL share them; for PostgreSQL, in ./data/secrets.json.
- */
-export function serverSecretsOf(config: Config, warn?: Warn): ServerSecrets {
-  const sqlite = /^sqlite:(?!:memory:)(.+)$/.exec(config.databaseUrl);
-  const file = sqlite
-    ? join(dirname((sqlite[1] as string).replace(/^\/\/(?=\/)/, '')), 'secrets.json')
-    : DEVELOPMENT_SECRETS_FILE;
-  return loadServerSecrets(secretsFromConfig(config), config.production, file, warn);
-}
 
 function readLogFormat(env: NodeJS.ProcessEnv): 'json' | 'text' {
   const format = env.LOG_FORMAT ?? 'json';

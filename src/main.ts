@@ -11,7 +11,6 @@ import {
   checkDevelopmentMail,
   publicUrlOf,
   retentionOf,
-  serverSecretsOf,
   transportOf,
 } from './config.ts';
 import { databaseNamed, openStore, type Store } from './db/connect.ts';
@@ -31,6 +30,7 @@ import { ADDRESS_ATTEMPTS_PER_MINUTE } from './portal/lockout.ts';
 import { endpointDisabledMail } from './portal-pages/messages.ts';
 import { connectRedis } from './redis.ts';
 import { retainDaily } from './removals/retention.ts';
+import { serverSecretsOf } from './secrets.ts';
 import { HOUR_MS } from './time-units.ts';
 import { startTracing } from './tracing/tracing.ts';
 

@@ -1,6 +1,7 @@
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import type { Config } from './config.ts';
 import { ConfigError } from './errors.ts';
 import { securePrivateFile, securePrivateFolder, type Warn } from './file-modes.ts';
 
@@ -76,4 +77,26 @@ export function loadServerSecrets(
     keySealKey: value('keySealKey'),
     cursorKey: deriveKey(codeHmacKey, 'hadir page cursors'),
   };
+}
+
+/** The secrets a configuration names (CODE_HMAC_SECRET, KEY_SEAL_SECRET), where it names them. */
+export function secretsFromConfig(config: Config) {
+  return {
+    ...(config.codeHmacSecret ? { codeHmacKey: config.codeHmacSecret } : {}),
+    ...(config.keySealSecret ? { keySealKey: config.keySealSecret } : {}),
+  };
+}
+
+/**
+ * The server's secrets for this configuration (see loadServerSecrets). In development, secrets not
+ * in the environment are kept beside the SQLite database they seal for, so that the server and a
+ * CLI started from any folder (`/` too, as a service manager starts it) with the same
+ * DATABASE_URL share them; for PostgreSQL, in ./data/secrets.json.
+ */
+export function serverSecretsOf(config: Config, warn?: Warn): ServerSecrets {
+  const sqlite = /^sqlite:(?!:memory:)(.+)$/.exec(config.databaseUrl);
+  const file = sqlite
+    ? join(dirname((sqlite[1] as string).replace(/^\/\/(?=\/)/, '')), 'secrets.json')
+    : DEVELOPMENT_SECRETS_FILE;
+  return loadServerSecrets(secretsFromConfig(config), config.production, file, warn);
 }

@@ -2,13 +2,14 @@ import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { createAccount } from '../accounts/accounts.service.ts';
 import { systemClock } from '../clock.ts';
-import { type Config, serverSecretsOf } from '../config.ts';
+import type { Config } from '../config.ts';
 import { openStore } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { ConfigError } from '../errors.ts';
 import { importDocument } from '../import/import.service.ts';
 import { issueKey } from '../keys/keys.service.ts';
 import { startServer, stopOnSignals } from '../main.ts';
+import { serverSecretsOf } from '../secrets.ts';
 import { DEMO_SCOPES, demoDocument } from './demo-data.ts';
 
 /** The demo always uses its own SQLite file, recreated on each run, so it never touches real data. */

@@ -1,6 +1,15 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import type { KeyOverview } from './key-overview.ts';
+import { findScopesOfKeys, listKeyRows } from '../keys/keys.repository.ts';
+import { type KeyState, keyState } from './key-overview.ts';
+
+/** What the guest lists need of a key: its name, its state, and the campaigns it reads. */
+export interface ReadingKey {
+  id: string;
+  name: string;
+  state: KeyState;
+  campaigns: Array<{ id: string }>;
+}
 
 /** One campaign an account may read, as its guest-list page shows it. */
 export interface GuestListEntry {
@@ -15,7 +24,7 @@ export interface GuestListEntry {
 }
 
 /** Whether a key still reads data: what a guest list can be downloaded with. */
-export const readsData = (key: KeyOverview): boolean =>
+export const readsData = (key: Pick<ReadingKey, 'state'>): boolean =>
   key.state.kind !== 'expired' && key.state.kind !== 'revoked';
 
 /**
@@ -25,9 +34,9 @@ export const readsData = (key: KeyOverview): boolean =>
  */
 export async function guestListOverview(
   db: Kysely<Database>,
-  keys: KeyOverview[],
+  keys: ReadingKey[],
 ): Promise<GuestListEntry[]> {
-  const readers = new Map<string, KeyOverview[]>();
+  const readers = new Map<string, ReadingKey[]>();
   for (const key of keys.filter(readsData)) {
     for (const campaign of key.campaigns) {
       readers.set(campaign.id, [...(readers.get(campaign.id) ?? []), key]);
@@ -75,4 +84,26 @@ export async function guestListOverview(
       };
     })
     .sort((a, b) => a.title.localeCompare(b.title) || a.campaignId.localeCompare(b.campaignId));
+}
+
+/**
+ * The account's keys as the guest lists need them, newest first: two reads (the keys, their
+ * scopes), not the key pages' overview with its usage and field labels.
+ */
+export async function readingKeys(
+  db: Kysely<Database>,
+  accountId: string,
+  now: number,
+): Promise<ReadingKey[]> {
+  const rows = (await listKeyRows(db, accountId)).reverse();
+  const scopes = await findScopesOfKeys(
+    db,
+    rows.map((row) => row.id),
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    state: keyState(row, now),
+    campaigns: (scopes.get(row.id) ?? []).map((scope) => ({ id: scope.campaignId })),
+  }));
 }

@@ -3,7 +3,7 @@ import { openSealedKey } from '../keys/key-seal.ts';
 import { findSealedKey, wipeSealedKey } from '../keys/keys.repository.ts';
 import { listKeys, rotateKey } from '../keys/keys.service.ts';
 import { HOUR_MS } from '../time-units.ts';
-import { guestListOverview } from './guest-list-overview.ts';
+import { guestListOverview, readingKeys } from './guest-list-overview.ts';
 import { keyOverview } from './key-overview.ts';
 import type { Audit, ClientContext, PortalDeps } from './portal-context.ts';
 import type { SessionPrincipal } from './sessions.ts';
@@ -45,7 +45,7 @@ export function createHolderKeys(deps: PortalDeps, audit: Audit) {
 
     /** The campaigns the account's keys in force read: what its guest-list page offers. */
     async guestLists(principal: SessionPrincipal) {
-      const keys = await keyOverview(store.db, principal.accountId, clock.now());
+      const keys = await readingKeys(store.db, principal.accountId, clock.now());
       return guestListOverview(store.db, keys);
     },
 

@@ -4,18 +4,13 @@ import type { Store } from '../../src/db/connect.ts';
 import { issueKey } from '../../src/keys/keys.service.ts';
 import { exitOf, HADIR_BIN, runHadirInProcess, TEST_SECRET_ENV } from '../helpers/cli.ts';
 import { ManualClock } from '../helpers/clock.ts';
-import { sha256 } from '../helpers/export-world.ts';
+import { exportsAdd, PARTNER_ENV, sha256 } from '../helpers/export-world.ts';
 import { seedCampaign } from '../helpers/factories.ts';
 import { spawnOwned } from '../helpers/owned-processes.ts';
 import { S3_CREDENTIALS, startS3Server, type TestS3 } from '../helpers/s3-server.ts';
 import { createTestDatabaseUrl, openTestStore } from '../helpers/stores.ts';
 import { until } from '../helpers/until.ts';
 
-/** The partner's credentials, where an operator's script keeps them: in the environment. */
-const CREDENTIAL_ENV = {
-  PARTNER_KEY_ID: S3_CREDENTIALS.accessKeyId,
-  PARTNER_SECRET: S3_CREDENTIALS.secretAccessKey,
-};
 const GUESTS = 3_000;
 
 describe('hadir exports', () => {
@@ -24,25 +19,10 @@ describe('hadir exports', () => {
   let s3: TestS3;
   let keyId: string;
   const clock = new ManualClock(Date.parse('2026-11-27T01:00:00Z'));
-  const hadir = (args: string[], env: Record<string, string> = CREDENTIAL_ENV) =>
+  const hadir = (args: string[], env: Record<string, string> = PARTNER_ENV) =>
     runHadirInProcess(args, { databaseUrl, clock, env });
-  const add = (extra: string[], env: Record<string, string> = CREDENTIAL_ENV) =>
-    hadir(
-      [
-        'exports',
-        'add',
-        '--key',
-        keyId,
-        '--endpoint',
-        s3.endpoint,
-        '--access-key-env',
-        'PARTNER_KEY_ID',
-        '--secret-key-env',
-        'PARTNER_SECRET',
-        ...extra,
-      ],
-      env,
-    );
+  const add = (extra: string[], env: Record<string, string> = PARTNER_ENV) =>
+    hadir(exportsAdd(keyId, s3.endpoint, extra), env);
 
   beforeAll(async () => {
     databaseUrl = await createTestDatabaseUrl('sqlite');
@@ -133,42 +113,42 @@ describe('hadir exports', () => {
     ],
     [
       ['--to', 'https://partner/x', '--every', '1h', '--format', 'csv'],
-      CREDENTIAL_ENV,
+      PARTNER_ENV,
       /is not s3:\/\/BUCKET\/PREFIX/,
     ],
     [
       ['--to', 's3://Partner_Bucket/x', '--every', '1h', '--format', 'csv'],
-      CREDENTIAL_ENV,
+      PARTNER_ENV,
       /bucket name Partner_Bucket/,
     ],
     [
       ['--to', 's3://partner/../x', '--every', '1h', '--format', 'csv'],
-      CREDENTIAL_ENV,
+      PARTNER_ENV,
       /none of them \. or \.\./,
     ],
     [
       ['--to', 's3://partner/x', '--every', '2h', '--format', 'csv'],
-      CREDENTIAL_ENV,
+      PARTNER_ENV,
       /--every takes 1h or 1d/,
     ],
     [
       ['--to', 's3://partner/x', '--every', '1d', '--at', '25:00', '--format', 'csv'],
-      CREDENTIAL_ENV,
+      PARTNER_ENV,
       /--at takes HH:MM/,
     ],
     [
       ['--to', 's3://partner/x', '--every', '1h', '--at', '06:00', '--format', 'csv'],
-      CREDENTIAL_ENV,
+      PARTNER_ENV,
       /--at is for --every 1d/,
     ],
     [
       ['--to', 's3://partner/x', '--every', '1h', '--format', 'csv,json'],
-      CREDENTIAL_ENV,
+      PARTNER_ENV,
       /unknown: json/,
     ],
     [
       ['--to', 's3://partner/x', '--every', '1h', '--format', 'csv', '--keep', '0'],
-      CREDENTIAL_ENV,
+      PARTNER_ENV,
       /keep must be a whole number from 1 to 100/,
     ],
   ])('refuses %j in plain words, adding nothing', async (extra, env, message) => {

@@ -72,3 +72,24 @@ export function exportWorld(store: Store, clock: ManualClock, s3: TestS3) {
     },
   };
 }
+
+/** The partner's credentials where an operator's script keeps them: in the environment. */
+export const PARTNER_ENV = {
+  PARTNER_KEY_ID: S3_CREDENTIALS.accessKeyId,
+  PARTNER_SECRET: S3_CREDENTIALS.secretAccessKey,
+};
+
+/** `hadir exports add` for a key to a local bucket, the credentials named in PARTNER_ENV. */
+export const exportsAdd = (keyId: string, endpoint: string, extra: string[]) => [
+  'exports',
+  'add',
+  '--key',
+  keyId,
+  '--endpoint',
+  endpoint,
+  '--access-key-env',
+  'PARTNER_KEY_ID',
+  '--secret-key-env',
+  'PARTNER_SECRET',
+  ...extra,
+];

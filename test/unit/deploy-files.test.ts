@@ -5,14 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import {
-  checkDevelopmentMail,
-  loadConfig,
-  publicUrlOf,
-  secretsFromConfig,
-  transportOf,
-} from '../../src/config.ts';
-import { loadServerSecrets } from '../../src/secrets.ts';
+import { checkDevelopmentMail, loadConfig, publicUrlOf, transportOf } from '../../src/config.ts';
+import { loadServerSecrets, secretsFromConfig } from '../../src/secrets.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (name: string) => readFileSync(join(ROOT, 'deploy', name), 'utf8');

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { isCommonPassword } from '../../src/accounts/common-passwords.ts';
-import { loadConfig, serverSecretsOf } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
 import { createMailer, createOutboxMailer, readOutbox } from '../../src/mail/mailer.ts';
-import { loadServerSecrets } from '../../src/secrets.ts';
+import { loadServerSecrets, serverSecretsOf } from '../../src/secrets.ts';
 
 const silent = pino({ level: 'silent' });
 

@@ -1,6 +1,6 @@
-import { HadirApiError, HadirNetworkError } from './errors.js';
+import type { HadirClientOptions } from './client-options.js';
 import { filterQuery, type RespondentFilter } from './filters.js';
-import { backoffDelay, isRetryableStatus, retryAfterSeconds, sleep } from './retry.js';
+import { type Query, Transport } from './transport.js';
 import type {
   Campaign,
   ChangesPage,
@@ -11,52 +11,6 @@ import type {
   RespondentsPage,
   Summary,
 } from './types.js';
-
-export interface RateLimitEvent {
-  url: string;
-  retryAfterSeconds: number;
-}
-
-export interface RetryEvent {
-  url: string;
-  attempt: number;
-  delayMs: number;
-  reason: string;
-}
-
-/** What the service answered one request: its status, and the key's budget as it stands. */
-export interface AnswerEvent {
-  url: string;
-  status: number;
-  /** From the RateLimit-* headers, when the answer has them. */
-  rateLimit?: { limit: number; remaining: number; resetSeconds: number };
-}
-
-export interface HadirClientOptions {
-  /** The service root, e.g. https://hadir.example.com (the /developer/v1 prefix is added). */
-  baseUrl: string;
-  /** A `hadir_sk_…` key. Keep it on a server: never in browser code or a repository. */
-  apiKey: string;
-  /** Attempts after the first for 5xx answers and network errors (default 4). */
-  maxRetries?: number;
-  /** 429 answers waited out for one request before giving up (default 50). */
-  maxRateLimitWaits?: number;
-  retryBaseDelayMs?: number;
-  retryMaxDelayMs?: number;
-  /** Called before each wait on a 429 (R3). */
-  onRateLimit?: (event: RateLimitEvent) => void;
-  /** Called before each retry of a 5xx answer or a network error. */
-  onRetry?: (event: RetryEvent) => void;
-  /**
-   * Called on every answer, before it is read: a `304` is not counted by the rate limit, any
-   * other status is. For clients that pace themselves within the key's budget.
-   */
-  onAnswer?: (event: AnswerEvent) => void;
-  signal?: AbortSignal;
-  /** For tests and custom transports. */
-  fetch?: typeof fetch;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-}
 
 export interface RespondentsOptions {
   /** Only rows modified strictly after this instant (ISO-8601 with Z or an offset). */
@@ -89,11 +43,6 @@ export interface ChangesOptions {
   signal?: AbortSignal;
 }
 
-const PREFIX = '/developer/v1';
-
-/** A request's query parameters: a list is sent as the parameter repeated. */
-type Query = Record<string, string | readonly string[]>;
-
 /**
  * The query of one page: its size (200 unless given: fewest requests), since and cursor. A cursor
  * carries the size and since of its listing, so beside one only what the caller gave is sent.
@@ -121,21 +70,17 @@ const MAX_PAGE_PASSES = 5;
  * time, and ids to upsert by (R4).
  */
 export class HadirClient {
-  readonly #options: HadirClientOptions;
-  readonly #fetch: typeof fetch;
-  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #transport: Transport;
 
   constructor(options: HadirClientOptions) {
     if (!options.baseUrl) throw new TypeError('baseUrl is required');
     if (!options.apiKey) throw new TypeError('apiKey is required');
-    this.#options = options;
-    this.#fetch = options.fetch ?? globalThis.fetch;
-    this.#sleep = options.sleep ?? sleep;
+    this.#transport = new Transport(options);
   }
 
   /** The campaigns this key may read. */
   async campaigns(signal?: AbortSignal): Promise<Campaign[]> {
-    const body = await this.#get<{ data: Campaign[] }>('/campaigns', {}, signal);
+    const body = await this.#transport.get<{ data: Campaign[] }>('/campaigns', {}, signal);
     return body.data;
   }
 
@@ -146,7 +91,7 @@ export class HadirClient {
   ): Promise<Summary> {
     const { filter, signal } =
       options instanceof AbortSignal ? { signal: options } : (options ?? {});
-    return this.#get<Summary>(
+    return this.#transport.get<Summary>(
       `/campaigns/${encodeURIComponent(campaignId)}/summary`,
       filterQuery(filter),
       signal,
@@ -207,7 +152,7 @@ export class HadirClient {
     signal?: AbortSignal,
   ): Promise<{ body: T; etag: string | undefined } | 'unchanged'> {
     let seen: string | undefined;
-    const body = await this.#get<T | undefined>(path, {}, signal, {
+    const body = await this.#transport.get<T | undefined>(path, {}, signal, {
       etag,
       seen: (value) => {
         seen = value;
@@ -236,7 +181,7 @@ export class HadirClient {
       let body: RespondentsPage;
       for (let page = 1; ; page++) {
         const query: Query = cursor ? { ...base, cursor } : { ...base, page: String(page) };
-        body = await this.#get<RespondentsPage>(path, query, options.signal);
+        body = await this.#transport.get<RespondentsPage>(path, query, options.signal);
         for (const row of body.data) seen.add(row.id);
         total = body.meta.total;
         yield body;
@@ -262,7 +207,7 @@ export class HadirClient {
     options: RespondentsOptions = {},
   ): Promise<RespondentsPage> {
     const path = `/campaigns/${encodeURIComponent(campaignId)}/respondents`;
-    return this.#get<RespondentsPage>(path, onePageQuery(options), options.signal);
+    return this.#transport.get<RespondentsPage>(path, onePageQuery(options), options.signal);
   }
 
   /** One page of the removals feed: the first after `since`, or the one after `cursor`. */
@@ -271,7 +216,7 @@ export class HadirClient {
     options: RemovalsOptions & { cursor?: string } = {},
   ): Promise<RemovalsPage> {
     const path = `/campaigns/${encodeURIComponent(campaignId)}/removals`;
-    return this.#get<RemovalsPage>(path, onePageQuery(options), options.signal);
+    return this.#transport.get<RemovalsPage>(path, onePageQuery(options), options.signal);
   }
 
   /**
@@ -285,7 +230,7 @@ export class HadirClient {
   ): Promise<{ page: ChangesPage; etag: string | undefined } | 'unchanged'> {
     const path = `/campaigns/${encodeURIComponent(campaignId)}/changes`;
     let etag: string | undefined;
-    const page = await this.#get<ChangesPage | undefined>(
+    const page = await this.#transport.get<ChangesPage | undefined>(
       path,
       onePageQuery(options),
       options.signal,
@@ -328,7 +273,7 @@ export class HadirClient {
    */
   async fields(campaignId: string, signal?: AbortSignal): Promise<FieldDefinition[]> {
     const path = `/campaigns/${encodeURIComponent(campaignId)}/fields`;
-    return (await this.#get<{ data: FieldDefinition[] }>(path, {}, signal)).data;
+    return (await this.#transport.get<{ data: FieldDefinition[] }>(path, {}, signal)).data;
   }
 
   /**
@@ -364,93 +309,4 @@ export class HadirClient {
   ): AsyncGenerator<Respondent> {
     for await (const page of this.respondentPages(campaignId, options)) yield* page.data;
   }
-
-  async #get<T>(
-    path: string,
-    query: Query,
-    signal?: AbortSignal,
-    conditional?: { etag: string | undefined; seen: (etag: string | undefined) => void },
-  ): Promise<T> {
-    const url = new URL(`${this.#options.baseUrl.replace(/\/+$/, '')}${PREFIX}${path}`);
-    for (const [name, value] of Object.entries(query)) {
-      for (const each of [value].flat()) url.searchParams.append(name, each);
-    }
-    const abort = signal ?? this.#options.signal;
-    const maxRetries = this.#options.maxRetries ?? 4;
-    const maxWaits = this.#options.maxRateLimitWaits ?? 50;
-    let failures = 0;
-    let waits = 0;
-    for (;;) {
-      let response: Response;
-      try {
-        response = await this.#fetch(url, {
-          headers: {
-            authorization: `Bearer ${this.#options.apiKey}`,
-            accept: 'application/json',
-            ...(conditional?.etag ? { 'if-none-match': conditional.etag } : {}),
-          },
-          ...(abort ? { signal: abort } : {}),
-        });
-      } catch (error) {
-        if (abort?.aborted) throw error;
-        const failure = new HadirNetworkError(url.toString(), error);
-        if (failures >= maxRetries) throw failure;
-        await this.#backoff(url, ++failures, `network error: ${failure.why}`, abort);
-        continue;
-      }
-      this.#options.onAnswer?.(answerEvent(url, response));
-      if (conditional && response.status === 304) return undefined as T;
-      if (response.ok) {
-        conditional?.seen(response.headers.get('etag') ?? undefined);
-        return (await response.json()) as T;
-      }
-
-      const requestId = response.headers.get('x-request-id') ?? undefined;
-      if (response.status === 429 && waits < maxWaits) {
-        waits += 1;
-        const seconds = retryAfterSeconds(response.headers.get('retry-after')) ?? 1;
-        await response.body?.cancel();
-        this.#options.onRateLimit?.({ url: url.toString(), retryAfterSeconds: seconds });
-        await this.#sleep(seconds * 1000, abort);
-        continue;
-      }
-      if (isRetryableStatus(response.status) && response.status !== 429 && failures < maxRetries) {
-        await response.body?.cancel();
-        await this.#backoff(url, ++failures, `HTTP ${response.status}`, abort);
-        continue;
-      }
-      const envelope = (await response.json().catch(() => undefined)) as
-        | { error?: { code?: string; message?: string } }
-        | undefined;
-      throw new HadirApiError(
-        response.status,
-        envelope?.error?.code ?? 'unknown_error',
-        envelope?.error?.message ?? response.statusText,
-        requestId,
-      );
-    }
-  }
-
-  async #backoff(url: URL, attempt: number, reason: string, signal: AbortSignal | undefined) {
-    const delayMs = backoffDelay(
-      attempt,
-      this.#options.retryBaseDelayMs ?? 500,
-      this.#options.retryMaxDelayMs ?? 30_000,
-    );
-    this.#options.onRetry?.({ url: url.toString(), attempt, delayMs, reason });
-    await this.#sleep(delayMs, signal);
-  }
-}
-
-/** The answer's status and the RateLimit-* headers it carries. */
-function answerEvent(url: URL, response: Response): AnswerEvent {
-  const limit = Number(response.headers.get('ratelimit-limit'));
-  const remaining = Number(response.headers.get('ratelimit-remaining'));
-  const resetSeconds = Number(response.headers.get('ratelimit-reset'));
-  const known = response.headers.has('ratelimit-limit') && Number.isFinite(limit);
-  return {
-    url: url.toString(),
-    status: response.status,
-    ...(known ? { rateLimit: { limit, remaining, resetSeconds } } : {}),
-  };
 }

@@ -1,13 +1,15 @@
 export {
-  type AnswerEvent,
   type ChangesOptions,
   HadirClient,
-  type HadirClientOptions,
-  type RateLimitEvent,
   type RemovalsOptions,
   type RespondentsOptions,
-  type RetryEvent,
 } from './client.js';
+export type {
+  AnswerEvent,
+  HadirClientOptions,
+  RateLimitEvent,
+  RetryEvent,
+} from './client-options.js';
 export { HadirApiError, HadirNetworkError } from './errors.js';
 export type { RespondentFilter } from './filters.js';
 export type {

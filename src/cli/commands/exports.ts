@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
-import { serverSecretsOf } from '../../config.ts';
 import { createDataReads } from '../../data-api/data-reads.ts';
 import type { Store } from '../../db/store.ts';
 import { minutesOf, type Schedule } from '../../exports/export-schedule.ts';
@@ -13,6 +12,7 @@ import {
   removeExport,
 } from '../../exports/exports.service.ts';
 import { KeyUsage } from '../../keys/key-usage.ts';
+import { serverSecretsOf } from '../../secrets.ts';
 import { Speedups } from '../../speedups.ts';
 import {
   type Command,

@@ -1,4 +1,3 @@
-import { serverSecretsOf } from '../../config.ts';
 import { UnknownFieldsError } from '../../keys/key-scopes.ts';
 import type { KeyScope } from '../../keys/keys.repository.ts';
 import {
@@ -9,6 +8,7 @@ import {
   rotateKey,
   showKey,
 } from '../../keys/keys.service.ts';
+import { serverSecretsOf } from '../../secrets.ts';
 import {
   type Command,
   expiryOption,

@@ -1,4 +1,3 @@
-import { serverSecretsOf } from '../../config.ts';
 import type { Store } from '../../db/store.ts';
 import {
   addEndpoint,
@@ -14,6 +13,7 @@ import {
   sendTestEvent,
 } from '../../notifications/endpoints.service.ts';
 import { webhookSealKey } from '../../notifications/signing.ts';
+import { serverSecretsOf } from '../../secrets.ts';
 import {
   type Command,
   type Context,

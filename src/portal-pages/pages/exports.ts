@@ -45,11 +45,10 @@ function statusOf(context: PageContext, view: ExportView, readsData: boolean): s
 function entry(context: PageContext, keyPath: string, view: ExportView, readsData: boolean) {
   const words = context.t.exports;
   const schedule = view.every === '1h' ? words.schedule['1h'] : words.schedule['1d'](view.at ?? '');
-  const failing = readsData && view.lastRun?.state === 'failed';
   return html`<li class="endpoint">
 <p class="endpoint-url">${words.to} <code>${view.to}</code> ${words.at} <code>${view.endpoint}</code></p>
 <p>${schedule}. ${words.formats}: ${view.formats.map((format) => words.formatNames[format]).join(', ')}. ${words.keeps(view.keep)}.</p>
-<p class="status${failing ? ' failing' : ''}">${statusOf(context, view, readsData)}</p>
+<p class="status">${statusOf(context, view, readsData)}</p>
 ${form(`${exportsPath(keyPath)}/${encodeURIComponent(view.id)}/remove`, csrfField(context), submit(words.remove, 'danger'), 'inline')}
 </li>`;
 }

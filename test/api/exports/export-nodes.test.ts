@@ -5,8 +5,9 @@ import { runName, slotAt } from '../../../src/exports/export-schedule.ts';
 import { HOUR_MS } from '../../../src/time-units.ts';
 import { exitOf, runHadirInProcess, startHadir } from '../../helpers/cli.ts';
 import { ManualClock } from '../../helpers/clock.ts';
+import { exportsAdd, PARTNER_ENV } from '../../helpers/export-world.ts';
 import { createTestKey, seedCampaign } from '../../helpers/factories.ts';
-import { S3_CREDENTIALS, startS3Server, type TestS3 } from '../../helpers/s3-server.ts';
+import { startS3Server, type TestS3 } from '../../helpers/s3-server.ts';
 import { createTestDatabaseUrl, openTestStore } from '../../helpers/stores.ts';
 import { until } from '../../helpers/until.ts';
 
@@ -34,31 +35,18 @@ describe('three serve processes due for the same delivery slot', () => {
     const key = await createTestKey(store, systemClock, [{ campaignId: 'c', fields: ['nama'] }]);
     // Set up an hour ago: this hour's slot is due the moment a node looks.
     const added = await runHadirInProcess(
-      [
-        'exports',
-        'add',
-        '--key',
-        key.id,
+      exportsAdd(key.id, s3.endpoint, [
         '--to',
         's3://partner/nodes',
-        '--endpoint',
-        s3.endpoint,
-        '--access-key-env',
-        'PARTNER_KEY_ID',
-        '--secret-key-env',
-        'PARTNER_SECRET',
         '--every',
         '1h',
         '--format',
         'csv,parquet',
-      ],
+      ]),
       {
         databaseUrl,
         clock: new ManualClock(Date.now() - HOUR_MS),
-        env: {
-          PARTNER_KEY_ID: S3_CREDENTIALS.accessKeyId,
-          PARTNER_SECRET: S3_CREDENTIALS.secretAccessKey,
-        },
+        env: PARTNER_ENV,
       },
     );
     expect(added.status, added.stderr).toBe(0);

@@ -8,12 +8,13 @@ import { createIngestToken } from '../../../src/ingest/ingest-tokens.service.ts'
 import { HOUR_MS } from '../../../src/time-units.ts';
 import { exitOf, runHadirInProcess, startHadir } from '../../helpers/cli.ts';
 import { ManualClock } from '../../helpers/clock.ts';
+import { exportsAdd, PARTNER_ENV } from '../../helpers/export-world.ts';
 import { createTestKey, seedCampaign } from '../../helpers/factories.ts';
 import { BATCHES, jsonLines } from '../../helpers/ingest-batch.ts';
 import { type PostgresCluster, startPostgresCluster } from '../../helpers/postgres-cluster.ts';
 import { type RunningPrometheus, startPrometheus } from '../../helpers/prometheus.ts';
 import { TestReceiver } from '../../helpers/receiver.ts';
-import { S3_CREDENTIALS, startS3Server, type TestS3 } from '../../helpers/s3-server.ts';
+import { startS3Server, type TestS3 } from '../../helpers/s3-server.ts';
 import { until } from '../../helpers/until.ts';
 
 /**
@@ -52,34 +53,20 @@ describe('the dashboard against a real Prometheus scraping a serve process', () 
     receiver = await TestReceiver.start();
     s3 = await startS3Server(['partner']);
     const databaseUrl = primary.url('hadir');
-    const env = {
-      WEBHOOKS_ALLOW_PRIVATE_NETWORKS: '1',
-      PARTNER_KEY_ID: S3_CREDENTIALS.accessKeyId,
-      PARTNER_SECRET: S3_CREDENTIALS.secretAccessKey,
-    };
+    const env = { WEBHOOKS_ALLOW_PRIVATE_NETWORKS: '1', ...PARTNER_ENV };
     const cli = (args: string[], clock = new ManualClock(Date.now())) =>
       runHadirInProcess(args, { databaseUrl, env, clock });
     expect((await cli(['webhooks', 'add', '--key', key.id, '--url', receiver.url])).status).toBe(0);
     // Set up an hour ago: its slot is due as serve starts.
     const added = await cli(
-      [
-        'exports',
-        'add',
-        '--key',
-        key.id,
+      exportsAdd(key.id, s3.endpoint, [
         '--to',
         's3://partner/live',
-        '--endpoint',
-        s3.endpoint,
-        '--access-key-env',
-        'PARTNER_KEY_ID',
-        '--secret-key-env',
-        'PARTNER_SECRET',
         '--every',
         '1h',
         '--format',
         'csv',
-      ],
+      ]),
       new ManualClock(Date.now() - HOUR_MS),
     );
     expect(added.status, added.stderr).toBe(0);
