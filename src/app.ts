@@ -12,6 +12,7 @@ import { ReplicaChoice, walReadings } from './data-api/replica-choice.ts';
 import { RedisSeenPositions } from './data-api/seen-positions.ts';
 import type { Store } from './db/connect.ts';
 import { StoreOutage } from './db/store-outage.ts';
+import { DisclosureLog, type DisclosureRecorder } from './disclosures/disclosure-log.ts';
 import { registerReferenceRoutes } from './docs/docs.routes.ts';
 import { registerOpenApi } from './docs/openapi.ts';
 import { ExportWorker } from './exports/export-worker.ts';
@@ -92,6 +93,11 @@ export interface AppDeps {
   /** Where key uses are gathered (tests flush it by hand); one writing once a minute when not given. */
   keyUsage?: KeyUsage;
   /**
+   * Where every door records the respondents it hands over, before they leave (see
+   * src/disclosures); one writing to `store` when not given.
+   */
+  disclosures?: DisclosureRecorder;
+  /**
    * The platform's ingest API on this listener, with its bound on batches at once; left out
    * when it has a listener of its own (see buildIngestApp).
    */
@@ -138,6 +144,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   metrics.watchPool(deps.store);
   const keyUsage = deps.keyUsage ?? new KeyUsage(deps.store.db, deps.logger);
   app.addHook('onClose', () => keyUsage.close());
+  const disclosures = deps.disclosures ?? new DisclosureLog(deps.store);
+  app.addHook('onClose', () => disclosures.close());
   const portal = createPortalService({
     store: deps.store,
     clock: deps.clock,
@@ -185,6 +193,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       speedups,
       metrics,
       keyUsage,
+      disclosures,
     }),
     { prefix: DATA_PREFIX },
   );
@@ -193,6 +202,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clock: deps.clock,
     campaigns: reads.campaigns,
     keyUsage,
+    disclosures,
     rateLimit: { store: rateLimitStore, perKeyPerMinute: deps.config.rateLimitPerMinute },
     speedups,
   });
@@ -203,6 +213,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       keySealKey: deps.secrets.keySealKey,
       campaigns: reads.campaigns,
       keyUsage,
+      disclosures,
       speedups,
       // Ids and counts only: a run's files hold answers, its log line never does.
       onRun: (exportId, outcome) => {

@@ -35,6 +35,13 @@ export interface Config {
   readonly retentionDaysAfterEvent?: number;
   /** Tombstones of removed respondents are kept this many days (the removals feed's reach). */
   readonly removalsRetentionDays: number;
+  /** Lines of the disclosure record are kept this many days (see docs/privacy.md). */
+  readonly disclosuresRetentionDays: number;
+  /**
+   * No disclosure record is written (DISCLOSURE_RECORD_OFF=1): only to measure what it costs,
+   * refused in production.
+   */
+  readonly disclosureRecordOff: boolean;
   /** SMTP server for one-time codes; without it, development mail goes to ./data/outbox. */
   readonly smtpUrl?: string;
   readonly mailFrom: string;
@@ -98,11 +105,18 @@ export const SENDS_NOTIFICATIONS = 'HADIR_SENDS_NOTIFICATIONS';
 /** Days the removals feed reaches back, unless REMOVALS_RETENTION_DAYS says. */
 export const DEFAULT_REMOVALS_RETENTION_DAYS = 90;
 
+/**
+ * Days the disclosure record is kept, unless DISCLOSURES_RETENTION_DAYS says: a guest who asks
+ * after last season's events is still answered in full (docs/privacy.md).
+ */
+export const DEFAULT_DISCLOSURES_RETENTION_DAYS = 730;
+
 /** The retention settings a configuration names (see retention.ts). */
 export function retentionOf(config: Config) {
   return {
     daysAfterEvent: config.retentionDaysAfterEvent,
     removalsDays: config.removalsRetentionDays,
+    disclosuresDays: config.disclosuresRetentionDays,
   };
 }
 
@@ -130,6 +144,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (webhooksAllowPrivateNetworks && env.NODE_ENV === 'production') {
     throw new ConfigError(
       'WEBHOOKS_ALLOW_PRIVATE_NETWORKS is for development and tests only; unset it in production',
+    );
+  }
+  const disclosureRecordOff = readFlag(env, 'DISCLOSURE_RECORD_OFF');
+  if (disclosureRecordOff && env.NODE_ENV === 'production') {
+    throw new ConfigError(
+      'DISCLOSURE_RECORD_OFF is for measuring what the record costs only: in production every answer that hands respondents over is recorded; unset it',
     );
   }
   return Object.freeze({
@@ -162,6 +182,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       1,
       36_500,
     ),
+    disclosuresRetentionDays: readInteger(
+      env,
+      'DISCLOSURES_RETENTION_DAYS',
+      DEFAULT_DISCLOSURES_RETENTION_DAYS,
+      1,
+      36_500,
+    ),
+    disclosureRecordOff,
     ...(env.SMTP_URL ? { smtpUrl: env.SMTP_URL } : {}),
     mailFrom: env.MAIL_FROM || 'Hadir <no-reply@hadir.local>',
     ...(env.CODE_HMAC_SECRET ? { codeHmacSecret: env.CODE_HMAC_SECRET } : {}),

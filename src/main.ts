@@ -15,6 +15,7 @@ import {
 } from './config.ts';
 import { databaseNamed, openStore, type Store } from './db/connect.ts';
 import { migrateDatabase, migrateToLatest } from './db/migrate.ts';
+import { DisclosureLog, UNRECORDED } from './disclosures/disclosure-log.ts';
 import { ConfigError } from './errors.ts';
 import { deliveryFreshness } from './exports/exports.repository.ts';
 import { Metrics } from './http/metrics.ts';
@@ -94,6 +95,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
     : undefined;
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   const metrics = new Metrics({ processMetrics: true });
+  // One writer of the record per process, for every door it serves: its answers and its workers'.
+  const disclosures = config.disclosureRecordOff ? UNRECORDED : new DisclosureLog(store);
   let listeningUrl = `http://${config.host}:${config.port}`;
   const ingest = {
     maxConcurrentBatches: config.ingestMaxConcurrentBatches,
@@ -109,6 +112,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     ...(cluster.isWorker && !redis ? { rateLimitStore: new PrimaryWindowStore() } : {}),
     metrics,
     store,
+    disclosures,
     clock: systemClock,
     config,
     logger,
@@ -153,7 +157,9 @@ export async function startServer(config: Config): Promise<RunningServer> {
     systemClock,
     retentionOf(config),
     (summary) => {
-      if (summary.respondents + summary.tombstonesPurged > 0) logger.info(summary, 'retention ran');
+      if (summary.respondents + summary.tombstonesPurged + summary.disclosuresPurged > 0) {
+        logger.info(summary, 'retention ran');
+      }
     },
     (error) => logger.error({ err: error }, 'retention failed; it runs again tomorrow'),
   );
@@ -166,6 +172,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
         store,
         clock: systemClock,
         keySealKey: secrets.keySealKey,
+        disclosures,
         disabledNotice: { mailer, compose: endpointDisabledMail },
         sender: {
           resolve: systemResolver,

@@ -5,6 +5,7 @@
 import type { CampaignRoute, ResolvedCampaign } from './campaigns/campaign-request.ts';
 import type { ReadAhead } from './campaigns/campaigns.service.ts';
 import type { DataReads } from './data-api/data-reads.ts';
+import type { Disclosed, Door } from './disclosures/disclosure.ts';
 import type { AccessRecord } from './http/request-context.ts';
 import type { IngestTokenRecord } from './ingest/ingest-tokens.repository.ts';
 import type { AuthenticatedKey, KeyVerification } from './keys/keys.service.ts';
@@ -15,6 +16,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Set on the data routes about one campaign (see CampaignRoute). */
     campaign?: CampaignRoute;
+    /**
+     * Set on the data routes whose answers carry respondents: the door they leave by, unless an
+     * MCP tool asked (see doorOf in data-api.ts).
+     */
+    discloses?: Extract<Door, 'api' | 'changes' | 'removals'>;
     /** Portal routes a session may use while its account must change its password first. */
     allowedBeforePasswordChange?: boolean;
   }
@@ -41,6 +47,8 @@ declare module 'fastify' {
     pageQuery: { paging: Paging<unknown>; query: PageQuery<unknown> } | undefined;
     /** The route's campaign, resolved by the door: present or refused before the handler. */
     campaign: ResolvedCampaign | undefined;
+    /** Who the answer carries, set by its handler: recorded before the answer leaves. */
+    disclosed: Disclosed | undefined;
 
     // The portal's session check (portal/portal.routes.ts).
     principal?: SessionPrincipal;

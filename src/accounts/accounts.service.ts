@@ -40,10 +40,14 @@ export interface CreatedAccount {
 export async function createAccount(
   store: Store,
   clock: Clock,
-  input: { email: string; password?: string; mustChangePassword: boolean },
+  input: { email: string; password?: string; mustChangePassword: boolean; organisation?: string },
 ): Promise<CreatedAccount> {
   const email = normalizeEmail(input.email);
   assertEmail(email);
+  const organisation = input.organisation?.trim();
+  if (organisation !== undefined && (organisation === '' || organisation.length > 200)) {
+    throw new DomainError('invalid', 'an organisation name is 1 to 200 characters');
+  }
   const password = input.password ?? generatePassword();
   // The portal's policy: a password the portal would refuse is refused here too.
   switch (newPasswordProblem(password)) {
@@ -74,6 +78,7 @@ export async function createAccount(
       must_change_password: input.mustChangePassword ? 1 : 0,
       deactivated_at: null,
       created_at: clock.now(),
+      ...(organisation ? { organisation } : {}),
     });
     await recordAudit(
       trx,

@@ -62,8 +62,9 @@ export function pageQueryOf<P>(request: FastifyRequest, paging: Paging<P>): Page
 }
 
 /**
- * Notes in the access record what a campaign's answer served: its field keys, and its rows where
- * they count (respondents; a removal is an id and a time, no row of anyone's answers).
+ * Notes what a campaign's answer served: in the access record its field keys, and its rows where
+ * they count (respondents; a removal is an id and a time, no row of anyone's answers); for the
+ * disclosure record, who it carries (the door writes it before the answer leaves).
  */
 export function recordServed(
   request: FastifyRequest,
@@ -75,4 +76,5 @@ export function recordServed(
     fieldKeys: [...response.fieldKeys],
     ...(counted.rows ? { rows: response.rows } : {}),
   };
+  request.disclosed = response.disclosed;
 }

@@ -111,7 +111,7 @@ export function campaignRoutes(
     app.get(
       '/campaigns/:id/respondents',
       {
-        config: { campaign: { need: 'record', paging: respondentsPaging } },
+        config: { campaign: { need: 'record', paging: respondentsPaging }, discloses: 'api' },
         schema: {
           ...DATA,
           operationId: 'listRespondents',

@@ -1,5 +1,9 @@
 import { LRUCache } from 'lru-cache';
 import type { Store } from '../db/store.ts';
+import type { Door, Recipient } from '../disclosures/disclosure.ts';
+import type { DisclosureRecorder } from '../disclosures/disclosure-log.ts';
+import { NO_IDS } from '../disclosures/id-list.ts';
+import { recordedInParts } from '../disclosures/recorded-parts.ts';
 import { ApiError } from '../errors.ts';
 import {
   type CachedResponse,
@@ -91,9 +95,18 @@ export interface CampaignService {
   /**
    * A whole campaign as the key may read it, for a file: its questions the key may read, in form
    * order, and every respondent in spec order, read a batch at a time (by keyset, so memory stays
-   * flat whatever the campaign's size).
+   * flat whatever the campaign's size). Each batch is in the disclosure record, for `reader`,
+   * before a row of it is handed on.
    */
-  everyRespondent(access: CampaignAccess): Promise<WholeCampaign>;
+  everyRespondent(access: CampaignAccess, reader: FileReader): Promise<WholeCampaign>;
+}
+
+/** Who a whole campaign is read for, and by which door: what the record says of its rows. */
+export interface FileReader {
+  recipient: Recipient;
+  door: Extract<Door, 'download' | 'delivery'>;
+  disclosures: DisclosureRecorder;
+  now: () => number;
 }
 
 export interface WholeCampaign {
@@ -276,10 +289,24 @@ export function createCampaignService(
 
     paging: pages.paging,
 
-    async everyRespondent({ campaign, projection }) {
+    async everyRespondent({ campaign, projection }, reader) {
       const campaignId = campaign.id;
       const fields = await findFieldDefinitions(store, campaignId, projection.fieldKeys);
-      return { campaign, fields, respondents: () => pages.every(campaignId, projection) };
+      const record = (rowIds: typeof NO_IDS) =>
+        reader.disclosures.record({
+          at: reader.now(),
+          recipient: reader.recipient,
+          door: reader.door,
+          campaignId,
+          fields: projection.fieldKeys,
+          rowIds,
+          removalIds: NO_IDS,
+        });
+      return {
+        campaign,
+        fields,
+        respondents: () => recordedInParts(pages.every(campaignId, projection), record),
+      };
     },
 
     async fields({ campaign, projection }) {

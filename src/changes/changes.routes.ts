@@ -19,7 +19,7 @@ export function changesRoutes(
     app.get(
       '/campaigns/:id/changes',
       {
-        config: { campaign: { need: 'record', paging } },
+        config: { campaign: { need: 'record', paging }, discloses: 'changes' },
         schema: {
           tags: ['Data'],
           security: [{ apiKey: [] }],

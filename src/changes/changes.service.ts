@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CampaignAccess } from '../campaigns/campaigns.service.ts';
 import type { Store } from '../db/store.ts';
+import { IdListBuilder } from '../disclosures/id-list.ts';
 import { ApiError } from '../errors.ts';
 import type { CachedResponse } from '../http/response-cache.ts';
 import { toIso } from '../instant.ts';
@@ -63,6 +64,10 @@ export function createChangesFeed(store: Store, options: { cursorKey: Buffer }) 
         readChanges(store.db, store.engine, campaignId, query.sinceMs, start, query.limit),
       ]);
       const served = projection.fieldKeys.map(() => false);
+      // Who the page carries, for the disclosure record: rows, and ids named as removed.
+      const upserted = new IdListBuilder();
+      const removed = new IdListBuilder();
+      for (const row of rows) (row.kind === 'removal' ? removed : upserted).add(row.respondentId);
       const data = rows.map((row) =>
         row.kind === 'removal'
           ? { type: 'removal', id: row.respondentId, changedAt: toIso(row.changedAt) }
@@ -97,6 +102,11 @@ export function createChangesFeed(store: Store, options: { cursorKey: Buffer }) 
         etag: `"${tag}"`,
         fieldKeys: projection.fieldKeys.filter((_, i) => served[i]),
         rows: rows.length,
+        disclosed: {
+          fields: projection.fieldKeys,
+          rowIds: upserted.finish(),
+          removalIds: removed.finish(),
+        },
       };
     },
   };

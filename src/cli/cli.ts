@@ -7,6 +7,7 @@ import { ConfigError, DomainError } from '../errors.ts';
 import type { CliIo, Command } from './command.ts';
 import { ACCOUNT_COMMANDS } from './commands/accounts.ts';
 import { BACKUP_COMMANDS } from './commands/backup.ts';
+import { DISCLOSURE_COMMANDS } from './commands/disclosures.ts';
 import { EXPORT_COMMANDS } from './commands/exports.ts';
 import { IMPORT_COMMANDS } from './commands/import.ts';
 import { INGEST_TOKEN_COMMANDS } from './commands/ingest-tokens.ts';
@@ -25,6 +26,7 @@ export const COMMANDS: Record<string, Command> = {
   ...ACCOUNT_COMMANDS,
   ...KEY_COMMANDS,
   ...REMOVAL_COMMANDS,
+  ...DISCLOSURE_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...EXPORT_COMMANDS,
   ...STATUS_COMMANDS,

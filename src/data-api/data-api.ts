@@ -1,11 +1,13 @@
 import type { FastifyBaseLogger, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { type CampaignRoute, resolveRoute } from '../campaigns/campaign-request.ts';
+import { type CampaignRoute, campaignOf, resolveRoute } from '../campaigns/campaign-request.ts';
 import { campaignRoutes } from '../campaigns/campaigns.routes.ts';
 import { changesRoutes } from '../changes/changes.routes.ts';
 import type { Clock } from '../clock.ts';
 import { type Config, DEFAULT_MAX_EVENT_LOOP_DELAY_MS } from '../config.ts';
 import type { Store } from '../db/store.ts';
+import { carriesAnyone, type Door } from '../disclosures/disclosure.ts';
+import type { DisclosureRecorder } from '../disclosures/disclosure-log.ts';
 import { accessLog } from '../http/access-log.ts';
 import { authenticateKey, requireKey } from '../http/key-auth.ts';
 import type { Metrics } from '../http/metrics.ts';
@@ -39,6 +41,8 @@ export interface DataApiDeps {
   speedups: Speedups;
   metrics: Metrics;
   keyUsage: KeyUsage;
+  /** Where each answer that carries respondents is recorded before it leaves. */
+  disclosures: DisclosureRecorder;
   logger: FastifyBaseLogger;
   accessLogger?: FastifyBaseLogger | undefined;
   /** Where the rate limit counts (see rateLimitStoreOf), shared with the guest-list files. */
@@ -76,6 +80,22 @@ export function dataReadsOf(
     speedups: deps.speedups,
     onCacheLookup: (hit) => metrics.cacheLookups.inc({ result: hit ? 'hit' : 'miss' }),
   });
+}
+
+/** How hadir-mcp (on the partner's side, or hosted) names itself to the data API. */
+const MCP_USER_AGENT = /^hadir-mcp\//;
+
+/**
+ * The door an answer leaves by: the route's, or `mcp` when an MCP tool asked for it (hadir-mcp
+ * says so in its User-Agent, hosted or on the partner's side). A route whose answer carries
+ * respondents without naming its door is a fault of the code, answered 500, never sent.
+ */
+function doorOf(request: FastifyRequest): Door {
+  const door = request.routeOptions.config.discloses;
+  if (door === undefined) {
+    throw new Error(`route ${request.routeOptions.url} carries respondents but names no door`);
+  }
+  return MCP_USER_AGENT.test(request.headers['user-agent'] ?? '') ? 'mcp' : door;
 }
 
 /**
@@ -172,6 +192,21 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
       const own = route.preHandler;
       route.preHandler = [...(own ? [own].flat() : []), resolveRouteCampaign];
     });
+    // Every answer that carries respondents is in the disclosure record before a byte of it
+    // leaves: who received whom, by which door, with which fields (see src/disclosures).
+    data.addHook('onSend', async (request, reply, payload) => {
+      const disclosed = request.disclosed;
+      if (!disclosed || reply.statusCode !== 200 || !carriesAnyone(disclosed)) return payload;
+      const { key } = request;
+      await deps.disclosures.record({
+        ...disclosed,
+        at: clock.now(),
+        recipient: { keyId: key.id, lineageId: key.lineageId, accountId: key.accountId },
+        door: doorOf(request),
+        campaignId: campaignOf(request, 'record').campaign.id,
+      });
+      return payload;
+    });
     const access = accessLog(deps.accessLogger ?? deps.logger);
     // One hook for both: the access line, and the key's use for its holder's usage chart.
     data.addHook('onResponse', async (request, reply) => {
@@ -191,6 +226,7 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
     data.decorateRequest('reads', null as unknown as DataReads);
     data.decorateRequest('campaign', undefined);
     data.decorateRequest('pageQuery', undefined);
+    data.decorateRequest('disclosed', undefined);
     data.addHook('onRequestAbort', access.onRequestAbort);
     await data.register(
       campaignRoutes(reads.campaigns.paging, (request) => request.reads.campaigns),

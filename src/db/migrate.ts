@@ -33,6 +33,7 @@ import * as respondentChanges from './migrations/0016-respondent-changes.ts';
 import * as erasureHolds from './migrations/0017-erasure-holds.ts';
 import * as answerValues from './migrations/0018-answer-values.ts';
 import * as exportsTables from './migrations/0019-exports.ts';
+import * as disclosures from './migrations/0020-disclosures.ts';
 import { unreachableReason } from './store-errors.ts';
 
 interface EngineMigration {
@@ -62,6 +63,7 @@ const MIGRATIONS = {
   '0017-erasure-holds': erasureHolds,
   '0018-answer-values': answerValues,
   '0019-exports': exportsTables,
+  '0020-disclosures': disclosures,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {

@@ -1,7 +1,8 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
+import type { DisclosuresTable } from './disclosure-tables.ts';
 import type { ExportRunsTable, ExportsTable } from './export-tables.ts';
 
-export type { ExportRunsTable, ExportsTable };
+export type { DisclosuresTable, ExportRunsTable, ExportsTable };
 
 /**
  * Table types shared by both engines. Every instant is epoch milliseconds in a BIGINT column, so
@@ -43,6 +44,7 @@ export interface Database {
   key_expiry_notices: KeyExpiryNoticesTable;
   exports: ExportsTable;
   export_runs: ExportRunsTable;
+  disclosures: DisclosuresTable;
 }
 
 export interface AccountsTable {
@@ -58,6 +60,8 @@ export interface AccountsTable {
    */
   unredeemed_login_codes: Generated<number>;
   locked_at: number | null;
+  /** The organisation the account holder acts for, as reports of disclosures name it. */
+  organisation: Generated<string | null>;
 }
 
 export interface CampaignsTable {

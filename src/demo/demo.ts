@@ -47,6 +47,9 @@ async function ensurePortFree(host: string, port: number): Promise<void> {
 }
 
 /** Recreates the demo database, issues a demo key, and serves until SIGTERM or SIGINT. */
+/** Whom the demo account acts for, as the disclosure reports name it. */
+export const DEMO_ORGANISATION = 'Katering Nusantara';
+
 export async function runDemo(config: Config): Promise<DemoSession> {
   await ensurePortFree(config.host, config.port);
   for (const suffix of ['', '-wal', '-shm'])
@@ -58,6 +61,7 @@ export async function runDemo(config: Config): Promise<DemoSession> {
     const counts = await importDocument(store, systemClock, demoDocument());
     const account = await createAccount(store, systemClock, {
       email: DEMO_ACCOUNT_EMAIL,
+      organisation: DEMO_ORGANISATION,
       mustChangePassword: false,
     });
     const issued = await issueKey(store, systemClock, {

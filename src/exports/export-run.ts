@@ -2,6 +2,7 @@ import { recordAudit } from '../audit/audit.repository.ts';
 import type { CampaignService } from '../campaigns/campaigns.service.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
+import type { DisclosureRecorder } from '../disclosures/disclosure-log.ts';
 import { ApiError } from '../errors.ts';
 import { writeGuestList } from '../guest-list/guest-list-files.ts';
 import { GUEST_LIST_HEADINGS } from '../guest-list/guest-list-headings.ts';
@@ -25,6 +26,8 @@ export interface RunDeps {
   /** The data API's campaign reads: the one door to rows, under the key's allow-list. */
   campaigns: CampaignService;
   keyUsage: KeyUsage;
+  /** Where each file's rows are recorded as handed over, before they are written. */
+  disclosures: DisclosureRecorder;
   /** Whether files are written on a thread of their own ('file-thread'), as downloads are. */
   speedups: Speedups;
 }
@@ -147,7 +150,12 @@ export async function deliverRun(
     for (const access of readable) {
       for (const format of formatsOf(row)) {
         const path = `${names.get(access.campaign.id)}.${format}`;
-        const whole = await deps.campaigns.everyRespondent(access);
+        const whole = await deps.campaigns.everyRespondent(access, {
+          recipient: { keyId: key.id, lineageId: key.lineageId, accountId: key.accountId },
+          door: 'delivery',
+          disclosures: deps.disclosures,
+          now: () => deps.clock.now(),
+        });
         const stored = await bucket.upload(bucket.keyOf(run, path), CONTENT_TYPES[format], (out) =>
           write(format, whole, headings, out),
         );

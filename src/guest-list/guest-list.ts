@@ -3,6 +3,7 @@ import { recordAudit } from '../audit/audit.repository.ts';
 import type { CampaignService, WholeCampaign } from '../campaigns/campaigns.service.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
+import type { DisclosureRecorder } from '../disclosures/disclosure-log.ts';
 import { ApiError } from '../errors.ts';
 import { chargeKey } from '../http/rate-limit.ts';
 import type { RateLimitStore } from '../http/rate-limit-stores.ts';
@@ -24,6 +25,8 @@ export interface GuestListDeps {
   clock: Clock;
   campaigns: CampaignService;
   keyUsage: KeyUsage;
+  /** Where the file's rows are recorded as handed over, before they are written. */
+  disclosures: DisclosureRecorder;
   /** The data API's rate limit, whose budget a download spends like any request of the key. */
   rateLimit: { store: RateLimitStore; perKeyPerMinute: number };
   /** Whether files are written on a thread of their own ('file-thread'). */
@@ -116,7 +119,12 @@ export function createGuestLists(deps: GuestListDeps) {
       const busy = writing.get(request.accountId) ?? 0;
       if (busy >= FILES_AT_ONCE_PER_HOLDER) throw new HolderBusy();
       const access = await deps.campaigns.resolve(key, request.campaignId, 'record');
-      const whole = await deps.campaigns.everyRespondent(access);
+      const whole = await deps.campaigns.everyRespondent(access, {
+        recipient: { keyId: key.id, lineageId: key.lineageId, accountId: key.accountId },
+        door: 'download',
+        disclosures: deps.disclosures,
+        now: () => clock.now(),
+      });
       try {
         await chargeKey(deps.rateLimit.store, key, deps.rateLimit.perKeyPerMinute);
       } catch (refusal) {

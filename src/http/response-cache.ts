@@ -1,37 +1,41 @@
 import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import type { Disclosed } from '../disclosures/disclosure.ts';
 import { SameTurn, SingleFlight } from '../single-flight.ts';
 import { Speedups } from '../speedups.ts';
 
-/** A data response ready to send: its bytes, their strong ETag, and what the access log records. */
+/**
+ * A data response ready to send: its bytes, their strong ETag, what the access log records, and
+ * on an answer that carries respondents, which ones (the disclosure record's line, see
+ * src/disclosures).
+ */
 export interface CachedResponse {
   readonly body: Buffer;
   readonly etag: string;
   readonly fieldKeys: readonly string[];
   readonly rows: number;
+  readonly disclosed?: Disclosed;
+}
+
+/** What an answer's bytes come with besides their tag. */
+export interface AnswerFacts {
+  fieldKeys: readonly string[];
+  rows: number;
+  disclosed?: Disclosed;
 }
 
 /** Serialises a body once and tags it: equal bytes get equal ETags on every instance. */
-export function toCachedResponse(
-  body: unknown,
-  log: { fieldKeys: readonly string[]; rows: number },
-): CachedResponse {
+export function toCachedResponse(body: unknown, log: AnswerFacts): CachedResponse {
   return fromJsonText(JSON.stringify(body), log);
 }
 
 /** The same, for a body already serialised. */
-export function fromJsonText(
-  json: string,
-  log: { fieldKeys: readonly string[]; rows: number },
-): CachedResponse {
+export function fromJsonText(json: string, log: AnswerFacts): CachedResponse {
   return tagged(Buffer.from(json), log);
 }
 
 /** The same, for the body's bytes. */
-export function tagged(
-  body: Buffer,
-  log: { fieldKeys: readonly string[]; rows: number },
-): CachedResponse {
+export function tagged(body: Buffer, log: AnswerFacts): CachedResponse {
   // SHA-1 names the bytes, it guards nothing: the tag only has to change when the bytes do.
   return { body, etag: `"${hash('sha1', body, 'base64url')}"`, ...log };
 }

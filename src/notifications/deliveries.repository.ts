@@ -214,7 +214,7 @@ const selectInForce = preparedQuery((store, lineageIds: unknown, now: number) =>
     .innerJoin('accounts as a', 'a.id', 'k.account_id')
     .leftJoin('key_scopes as s', 's.key_id', 'k.id')
     .leftJoin('campaigns as c', 'c.id', 's.campaign_id')
-    .select(['k.id', 'k.lineage_id', 's.campaign_id', 'c.deleted_at'])
+    .select(['k.id', 'k.lineage_id', 'k.account_id', 's.campaign_id', 'c.deleted_at'])
     .where(inList(store, 'k.lineage_id', lineageIds))
     .where(keyInForce('k', now))
     .where('a.deactivated_at', 'is', null)
@@ -222,27 +222,35 @@ const selectInForce = preparedQuery((store, lineageIds: unknown, now: number) =>
     .orderBy('k.id'),
 );
 
+/** A chain's newest key in force, its holder, and the campaigns it has in scope. */
+export interface ChainInForce {
+  keyId: string;
+  accountId: string;
+  /** Each campaign in scope, with whether it is live (not deleted). */
+  campaigns: Map<string, { live: boolean }>;
+}
+
 /**
  * What the chains may read now: for each chain with a key in force (not revoked, not expired,
- * its account active), the campaigns its newest such key has in scope, each with whether it is
- * live. A chain with no key in force is absent.
+ * its account active), its newest such key and the campaigns it has in scope, each with whether
+ * it is live. A chain with no key in force is absent.
  */
 export async function readableNow(
   store: Store,
   lineageIds: readonly string[],
   now: number,
-): Promise<Map<string, Map<string, { live: boolean }>>> {
-  const readable = new Map<string, Map<string, { live: boolean }>>();
+): Promise<Map<string, ChainInForce>> {
+  const readable = new Map<string, ChainInForce>();
   if (lineageIds.length === 0) return readable;
   const rows = await selectInForce(store, listParameter(store, lineageIds), now);
-  const newest = new Map<string, string>();
   for (const row of rows) {
-    if (!newest.has(row.lineage_id)) {
-      newest.set(row.lineage_id, row.id);
-      readable.set(row.lineage_id, new Map());
+    let chain = readable.get(row.lineage_id);
+    if (!chain) {
+      chain = { keyId: row.id, accountId: row.account_id, campaigns: new Map() };
+      readable.set(row.lineage_id, chain);
     }
-    if (newest.get(row.lineage_id) !== row.id || row.campaign_id === null) continue;
-    readable.get(row.lineage_id)?.set(row.campaign_id, { live: row.deleted_at === null });
+    if (chain.keyId !== row.id || row.campaign_id === null) continue;
+    chain.campaigns.set(row.campaign_id, { live: row.deleted_at === null });
   }
   return readable;
 }

@@ -1,10 +1,13 @@
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
+import type { DisclosureRecorder } from '../disclosures/disclosure-log.ts';
+import { idListOf, NO_IDS } from '../disclosures/id-list.ts';
 import { eventBody } from '../journal/events.ts';
 import { findHolderOfKey } from '../keys/keys.repository.ts';
 import type { Mailer, MailMessage } from '../mail/mailer.ts';
 import { inSpan } from '../tracing/tracing.ts';
 import {
+  type ChainInForce,
   claimForSending,
   type DeliveryToSend,
   findDue,
@@ -31,6 +34,8 @@ export interface DeliveryWorkerOptions {
   /** The AES key endpoint secrets are sealed with (webhookSealKey). */
   sealKey: Buffer;
   sender: SenderOptions;
+  /** Where a notification that names respondents is recorded before it is sent. */
+  disclosures: DisclosureRecorder;
   /** Requests in flight at once, overall and to one endpoint. */
   concurrency?: number;
   perEndpoint?: number;
@@ -237,7 +242,7 @@ export class DeliveryWorker {
   /** One attempt, in a span of its own: the event's type and the attempt's number, no more. */
   private deliver(
     delivery: DeliveryToSend,
-    readable: Map<string, { live: boolean }> | undefined,
+    readable: ChainInForce | undefined,
     secrets: () => readonly string[],
     release: () => void,
   ): Promise<void> {
@@ -250,7 +255,7 @@ export class DeliveryWorker {
 
   private async attempt(
     delivery: DeliveryToSend,
-    readable: Map<string, { live: boolean }> | undefined,
+    readable: ChainInForce | undefined,
     secrets: () => readonly string[],
     release: () => void,
   ): Promise<void> {
@@ -266,6 +271,7 @@ export class DeliveryWorker {
       return;
     }
     const opened = this.openedOrNot(delivery, secrets);
+    if (opened !== undefined && readable) await this.recordNamed(delivery, readable);
     const outcome: SendOutcome =
       opened === undefined
         ? { kind: 'failed', status: null, error: SECRET_UNREADABLE, durationMs: 0 }
@@ -298,6 +304,26 @@ export class DeliveryWorker {
     } else if (at - failingSince >= DISABLE_AFTER_FAILING_MS) {
       await this.disable(delivery, at, 'failing');
     }
+  }
+
+  /**
+   * A notification that names respondents (those who left) is in the disclosure record before it
+   * is sent, as every door's answer is: ids only, to the chain's key in force. Each attempt hands
+   * them over again, and counts again.
+   */
+  private async recordNamed(delivery: DeliveryToSend, chain: ChainInForce): Promise<void> {
+    if (delivery.type !== 'respondents.removed' || delivery.campaignId === null) return;
+    const { ids } = JSON.parse(delivery.data) as { ids: string[] };
+    if (ids.length === 0) return;
+    await this.options.disclosures.record({
+      at: this.options.clock.now(),
+      recipient: { keyId: chain.keyId, lineageId: delivery.lineageId, accountId: chain.accountId },
+      door: 'notification',
+      campaignId: delivery.campaignId,
+      fields: [],
+      rowIds: NO_IDS,
+      removalIds: idListOf(ids),
+    });
   }
 
   /**
@@ -386,11 +412,11 @@ export class DeliveryWorker {
  */
 export function whyNotSent(
   delivery: Pick<DeliveryToSend, 'type' | 'campaignId' | 'eventLineageId'>,
-  readable: Map<string, { live: boolean }> | undefined,
+  readable: ChainInForce | undefined,
 ): string | undefined {
   if (!readable) return 'the key is revoked or expired, or its account deactivated';
   if (delivery.campaignId === null) return undefined;
-  const scope = readable.get(delivery.campaignId);
+  const scope = readable.campaigns.get(delivery.campaignId);
   if (delivery.type === 'campaign.removed') {
     return delivery.eventLineageId !== null || scope
       ? undefined

@@ -21,6 +21,7 @@ export interface NotificationSettings {
   /** Tells a holder their endpoint was turned off. */
   disabledNotice: NonNullable<DeliveryWorkerOptions['disabledNotice']>;
   sender: SenderOptions;
+  disclosures: DeliveryWorkerOptions['disclosures'];
   onOutcome?: DeliveryWorkerOptions['onOutcome'];
   onError: (error: unknown) => void;
   onWarning?: DeliveryWorkerOptions['onWarning'];
@@ -64,6 +65,7 @@ export function startNotifications(settings: NotificationSettings): {
     clock: settings.clock,
     sealKey: webhookSealKey(settings.keySealKey),
     sender: { ...settings.sender, agents },
+    disclosures: settings.disclosures,
     disabledNotice: settings.disabledNotice,
     pollIntervalMs: woken ? WOKEN_POLL_MS : POLL_MS,
     ...(settings.onOutcome ? { onOutcome: settings.onOutcome } : {}),

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { campaignOf, pageQueryOf } from '../campaigns/campaign-request.ts';
+import { campaignOf, pageQueryOf, recordServed } from '../campaigns/campaign-request.ts';
 import { CampaignParams } from '../campaigns/campaigns.schemas.ts';
 import { sendTagged } from '../http/conditional.ts';
 import { errorResponses, NOT_MODIFIED } from '../http/error-responses.ts';
@@ -19,7 +19,7 @@ export function removalsRoutes(
     app.get(
       '/campaigns/:id/removals',
       {
-        config: { campaign: { need: 'record', paging } },
+        config: { campaign: { need: 'record', paging }, discloses: 'removals' },
         schema: {
           tags: ['Data'],
           security: [{ apiKey: [] }],
@@ -45,6 +45,7 @@ export function removalsRoutes(
           campaignOf(request, 'record'),
           pageQueryOf(request, paging),
         );
+        recordServed(request, response, { rows: false });
         return sendTagged(request, reply, response);
       },
     );

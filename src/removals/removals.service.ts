@@ -1,5 +1,6 @@
 import type { CampaignAccess } from '../campaigns/campaigns.service.ts';
 import type { Store } from '../db/store.ts';
+import { idListOf, NO_IDS } from '../disclosures/id-list.ts';
 import { ApiError } from '../errors.ts';
 import { type CachedResponse, toCachedResponse } from '../http/response-cache.ts';
 import { toIso } from '../instant.ts';
@@ -73,7 +74,16 @@ export function createRemovalsFeed(store: Store, options: { cursorKey: Buffer })
           until: toIso(Math.max(lastStamp, vouchedSince)),
         },
       };
-      return toCachedResponse(body, { fieldKeys: [], rows: rows.length });
+      return toCachedResponse(body, {
+        fieldKeys: [],
+        rows: rows.length,
+        // Ids named as removed: an id and a time, no field of anyone's answers.
+        disclosed: {
+          fields: [],
+          rowIds: NO_IDS,
+          removalIds: idListOf(rows.map((row) => row.respondentId)),
+        },
+      });
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { Scrub, Store } from '../db/store.ts';
+import { purgeDisclosuresBefore } from '../disclosures/disclosures.repository.ts';
 import { endChange } from '../journal/end-change.ts';
 import { DAY_MS } from '../time-units.ts';
 import {
@@ -15,12 +16,19 @@ export interface RetentionSettings {
   daysAfterEvent: number | undefined;
   /** Tombstones are kept this many days; the removals feed vouches for no older `since`. */
   removalsDays: number;
+  /**
+   * Lines of the disclosure record are kept this many days (see src/disclosures); undefined keeps
+   * them (a caller that runs only the removals' part).
+   */
+  disclosuresDays?: number | undefined;
 }
 
 /** What a retention run removes (or, planned, would remove). */
 export interface RetentionRun {
   campaigns: Array<{ campaignId: string; eventDate: number; respondents: number }>;
   tombstonesPurged: number;
+  /** Lines of the disclosure record forgotten for their age. */
+  disclosuresPurged: number;
   /** Where the removed rows' bytes may still be; absent when nothing was removed. */
   scrub?: Scrub;
 }
@@ -41,7 +49,7 @@ export async function runRetention(
     settings.daysAfterEvent === undefined
       ? []
       : await findCampaignsPastRetention(store.db, now - settings.daysAfterEvent * DAY_MS);
-  if (!apply) return { campaigns, tombstonesPurged: 0 };
+  if (!apply) return { campaigns, tombstonesPurged: 0, disclosuresPurged: 0 };
   for (const campaign of campaigns) {
     await store.db.transaction().execute(async (trx) => {
       const removed = await removeCampaignRespondents(trx, campaign.campaignId);
@@ -63,8 +71,13 @@ export async function runRetention(
   );
   // A removed respondent's last version is kept as long as its tombstone.
   await purgeVersionsBefore(store.db, now - settings.removalsDays * DAY_MS);
-  if (campaigns.length === 0) return { campaigns, tombstonesPurged };
-  return { campaigns, tombstonesPurged, scrub: await store.scrubRemovals() };
+  // Who received whom outlives the answers themselves (an erased guest can still ask), not this.
+  const disclosuresPurged =
+    settings.disclosuresDays === undefined
+      ? 0
+      : await purgeDisclosuresBefore(store.db, now - settings.disclosuresDays * DAY_MS);
+  if (campaigns.length === 0) return { campaigns, tombstonesPurged, disclosuresPurged };
+  return { campaigns, tombstonesPurged, disclosuresPurged, scrub: await store.scrubRemovals() };
 }
 
 /**
@@ -75,7 +88,12 @@ export function retainDaily(
   store: Store,
   clock: Clock,
   settings: RetentionSettings,
-  log: (summary: { campaigns: string[]; respondents: number; tombstonesPurged: number }) => void,
+  log: (summary: {
+    campaigns: string[];
+    respondents: number;
+    tombstonesPurged: number;
+    disclosuresPurged: number;
+  }) => void,
   onError: (error: unknown) => void,
 ): () => void {
   const run = () => {
@@ -85,6 +103,7 @@ export function retainDaily(
           campaigns: result.campaigns.map((campaign) => campaign.campaignId),
           respondents: result.campaigns.reduce((sum, campaign) => sum + campaign.respondents, 0),
           tombstonesPurged: result.tombstonesPurged,
+          disclosuresPurged: result.disclosuresPurged,
         }),
       onError,
     );

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/db/connect.ts';
+import { DisclosureLog } from '../../src/disclosures/disclosure-log.ts';
 import { importDocument } from '../../src/import/import.service.ts';
 import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts';
 import { webhookSealKey } from '../../src/notifications/signing.ts';
@@ -78,6 +79,7 @@ describe('hadir webhooks', () => {
     const worker = new DeliveryWorker({
       store,
       clock,
+      disclosures: new DisclosureLog(store),
       sealKey: webhookSealKey(Buffer.from(TEST_SECRET_ENV.KEY_SEAL_SECRET, 'hex')),
       sender: {
         resolve: () => Promise.reject(new Error('no')),

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import type { Engine, Store } from '../../src/db/connect.ts';
+import type { DisclosureRecorder } from '../../src/disclosures/disclosure-log.ts';
 import type { ConnectionTimeouts } from '../../src/http/connections.ts';
 import type { Metrics } from '../../src/http/metrics.ts';
 import type { KeyUsage } from '../../src/keys/key-usage.ts';
@@ -114,6 +115,8 @@ export async function startTestApp(
     requireForwardedHttps?: boolean;
     speedups?: Speedups;
     keyUsage?: KeyUsage;
+    /** Where the doors record what they hand over (one writing to the store when not given). */
+    disclosures?: DisclosureRecorder;
     /** The ingest API on this app, with its bound on batches at once. */
     ingest?: {
       maxConcurrentBatches: number;
@@ -166,6 +169,7 @@ export async function startTestApp(
     ...(redis ? { redis } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.keyUsage ? { keyUsage: options.keyUsage } : {}),
+    ...(options.disclosures ? { disclosures: options.disclosures } : {}),
     ...(options.ingest ? { ingest: options.ingest } : {}),
     ...(options.packagesFolder ? { packagesFolder: options.packagesFolder } : {}),
     ...(options.overloadSampleIntervalMs

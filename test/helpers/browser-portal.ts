@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { DisclosureLog } from '../../src/disclosures/disclosure-log.ts';
 import { KeyUsage } from '../../src/keys/key-usage.ts';
 import { createSmtpMailer } from '../../src/mail/mailer.ts';
 import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts';
@@ -38,6 +39,7 @@ export function localDeliveryWorker(t: TestApp): DeliveryWorker {
   return new DeliveryWorker({
     store: t.store,
     clock: t.clock,
+    disclosures: new DisclosureLog(t.store),
     sealKey: webhookSealKey(TEST_SECRETS.keySealKey),
     sender: {
       resolve: () => Promise.reject(new Error('no names in tests')),

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createDataReads } from '../../src/data-api/data-reads.ts';
 import type { Store } from '../../src/db/store.ts';
+import { DisclosureLog } from '../../src/disclosures/disclosure-log.ts';
 import { ExportWorker } from '../../src/exports/export-worker.ts';
 import {
   addExport,
@@ -51,6 +52,7 @@ export function exportWorld(store: Store, clock: ManualClock, s3: TestS3) {
       ...settings,
       campaigns: reads.campaigns,
       keyUsage,
+      disclosures: new DisclosureLog(settings.store),
       speedups: Speedups.ALL_ON,
       ...options,
     });

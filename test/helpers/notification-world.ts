@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Store } from '../../src/db/connect.ts';
+import { DisclosureLog } from '../../src/disclosures/disclosure-log.ts';
 import { CHANGE_WINDOW_MS, recordEvents } from '../../src/journal/journal.repository.ts';
 import type { Mailer, MailMessage } from '../../src/mail/mailer.ts';
 import { newestDeliveryId } from '../../src/notifications/delivery-log.repository.ts';
@@ -62,6 +63,7 @@ export async function notificationWorld(engine: (typeof ENGINES)[number]) {
   const worker = new DeliveryWorker({
     store,
     clock,
+    disclosures: new DisclosureLog(store),
     sealKey: SEAL,
     sender: {
       resolve: () => Promise.reject(new Error('tests resolve no names')),

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HadirClient } from '../../packages/client/src/index.ts';
 import { Mirror, SyncWatcher, WatchStopped } from '../../packages/sync/src/index.ts';
+import { DisclosureLog } from '../../src/disclosures/disclosure-log.ts';
 import { importDocument } from '../../src/import/import.service.ts';
 import { revokeKey } from '../../src/keys/keys.service.ts';
 import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts';
@@ -86,6 +87,7 @@ describe('hadir-sync watch', () => {
     worker = new DeliveryWorker({
       store: t.store,
       clock: t.clock,
+      disclosures: new DisclosureLog(t.store),
       sealKey: settings.sealKey,
       sender: {
         resolve: () => Promise.reject(new Error('no')),

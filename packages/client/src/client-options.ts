@@ -39,6 +39,11 @@ export interface HadirClientOptions {
    */
   onAnswer?: (event: AnswerEvent) => void;
   signal?: AbortSignal;
+  /**
+   * How the client names itself (User-Agent), e.g. `my-mirror/2.1`; `hadir-client/1` when not
+   * given. The service records which tool asked for each answer it hands over.
+   */
+  userAgent?: string;
   /** For tests and custom transports. */
   fetch?: typeof fetch;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;

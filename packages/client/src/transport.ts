@@ -4,6 +4,9 @@ import { backoffDelay, isRetryableStatus, retryAfterSeconds, sleep } from './ret
 
 const PREFIX = '/developer/v1';
 
+/** How the SDK names itself unless told otherwise (see HadirClientOptions.userAgent). */
+const DEFAULT_USER_AGENT = 'hadir-client/1';
+
 /** A request's query parameters: a list is sent as the parameter repeated. */
 export type Query = Record<string, string | readonly string[]>;
 
@@ -45,6 +48,7 @@ export class Transport {
           headers: {
             authorization: `Bearer ${this.#options.apiKey}`,
             accept: 'application/json',
+            'user-agent': this.#options.userAgent ?? DEFAULT_USER_AGENT,
             ...(conditional?.etag ? { 'if-none-match': conditional.etag } : {}),
           },
           ...(abort ? { signal: abort } : {}),

@@ -46,6 +46,8 @@ export function createHadirMcpServer(
         baseUrl: settings.baseUrl,
         apiKey: settings.apiKey,
         maxRateLimitWaits: options.rateLimitWaits ?? RATE_LIMIT_WAITS,
+        // The service records its answers to an MCP tool as such (door `mcp`).
+        userAgent: `hadir-mcp/${SERVER_INFO.version}`,
         onRateLimit: (event) =>
           progress(
             `Hadir's rate limit is reached: waiting ${event.retryAfterSeconds} s (Retry-After) before asking again`,

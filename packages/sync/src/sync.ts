@@ -122,6 +122,7 @@ export function syncClient(
   return new HadirClient({
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,
+    userAgent: 'hadir-sync/1',
     ...extra,
     onRateLimit: (event) => {
       onWait();

@@ -1,3 +1,4 @@
+import { IdListBuilder, NO_IDS } from '../../disclosures/id-list.ts';
 import { type CachedResponse, fromJsonText, tagged } from '../../http/response-cache.ts';
 import type { CursorCodec } from '../../paging/page-cursor.ts';
 import type { Narrowing, PageMetaCore } from '../../paging/page-query.ts';
@@ -78,10 +79,14 @@ export function writePage(text: string, request: PageRequest, writing: PageWriti
   let count = 0;
   let lineStart = 0;
   let lastLine: LineParts | undefined;
+  // Who the page carries, for the disclosure record: each line's id without its quotes (a
+  // record id needs no escapes, see record-ids.ts).
+  const ids = new IdListBuilder();
   while (count < limit && lineStart < text.length) {
     const line = lineParts(text, lineStart);
     if (count > 0) out.text(',');
     writeRespondent(text, line, projection, served, escapes, writing.quoteJumping, out);
+    ids.addSlice(text, line.statusEnd + 2, line.separator - 1);
     lastLine = line;
     count++;
     lineStart = line.end + 1;
@@ -105,6 +110,7 @@ export function writePage(text: string, request: PageRequest, writing: PageWriti
   const response = tagged(out.finish(), {
     fieldKeys: projection.fieldKeys.filter((_, index) => served[index]),
     rows: count,
+    disclosed: { fields: request.fieldKeys, rowIds: ids.finish(), removalIds: NO_IDS },
   });
   return { response, end };
 }

@@ -25,11 +25,14 @@ async function passwordOption(context: Context): Promise<string | undefined> {
 export const ACCOUNT_COMMANDS: Record<string, Command> = {
   'accounts create': {
     summary:
-      'Creates a portal account; prints a generated password once, unless one is piped with --password-stdin (12 to 72 characters, not a common password).',
-    example: 'accounts create --email partner@example.com --must-change-password',
-    usage: 'accounts create --email E [--password-stdin] [--must-change-password]',
+      'Creates a portal account; prints a generated password once, unless one is piped with --password-stdin (12 to 72 characters, not a common password). --organisation names whom the holder acts for, as reports of disclosures name them.',
+    example:
+      'accounts create --email partner@example.com --organisation "PT Katering Nusantara" --must-change-password',
+    usage:
+      'accounts create --email E [--organisation NAME] [--password-stdin] [--must-change-password]',
     options: {
       email: { type: 'string' },
+      organisation: { type: 'string' },
       // Accepted only to be refused with a reason (see passwordOption).
       password: { type: 'string' },
       'password-stdin': { type: 'boolean' },
@@ -42,6 +45,9 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
         (store) =>
           createAccount(store, context.clock, {
             email: required(context, 'email'),
+            ...(typeof context.values.organisation === 'string'
+              ? { organisation: context.values.organisation }
+              : {}),
             ...(typeof password === 'string' ? { password } : {}),
             mustChangePassword: context.values['must-change-password'] === true,
           }),

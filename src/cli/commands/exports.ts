@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { createDataReads } from '../../data-api/data-reads.ts';
 import type { Store } from '../../db/store.ts';
+import { DisclosureLog } from '../../disclosures/disclosure-log.ts';
 import { minutesOf, type Schedule } from '../../exports/export-schedule.ts';
 import { ExportWorker } from '../../exports/export-worker.ts';
 import {
@@ -154,6 +155,7 @@ export const EXPORT_COMMANDS: Record<string, Command> = {
       const logger = pino({ level: 'warn' }, pino.destination(2)) as unknown as FastifyBaseLogger;
       const result = await withStore(context, async (store) => {
         const keyUsage = new KeyUsage(store.db, logger);
+        const disclosures = new DisclosureLog(store);
         try {
           const reads = createDataReads(store, {
             cursorKey: Buffer.alloc(32),
@@ -164,10 +166,12 @@ export const EXPORT_COMMANDS: Record<string, Command> = {
             ...settingsOf(context, store),
             campaigns: reads.campaigns,
             keyUsage,
+            disclosures,
             speedups: Speedups.ALL_ON,
           });
           return await worker.runNow(id);
         } finally {
+          await disclosures.close();
           await keyUsage.close();
         }
       });

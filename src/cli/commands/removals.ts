@@ -139,7 +139,7 @@ export const REMOVAL_COMMANDS: Record<string, Command> = {
   },
   'retention run': {
     summary:
-      'Deletes the respondents of campaigns whose event is RETENTION_DAYS_AFTER_EVENT days past, and tombstones older than REMOVALS_RETENTION_DAYS; lists them first unless --yes.',
+      'Deletes the respondents of campaigns whose event is RETENTION_DAYS_AFTER_EVENT days past, tombstones older than REMOVALS_RETENTION_DAYS and lines of the disclosure record older than DISCLOSURES_RETENTION_DAYS; lists them first unless --yes.',
     example: 'retention run --yes',
     usage: 'retention run [--yes]',
     options: { yes: { type: 'boolean' } },
@@ -158,8 +158,8 @@ export const REMOVAL_COMMANDS: Record<string, Command> = {
           ? 'RETENTION_DAYS_AFTER_EVENT is not set: no campaign expires'
           : undefined;
       const ending = apply
-        ? `deleted the respondents of ${counted(result.campaigns.length, 'campaign')}; forgot ${counted(result.tombstonesPurged, 'tombstone')} older than ${settings.removalsDays} days`
-        : `nothing deleted yet: add --yes to delete the respondents of ${counted(result.campaigns.length, 'campaign')} and tombstones older than ${settings.removalsDays} days`;
+        ? `deleted the respondents of ${counted(result.campaigns.length, 'campaign')}; forgot ${counted(result.tombstonesPurged, 'tombstone')} older than ${settings.removalsDays} days and ${counted(result.disclosuresPurged, 'line')} of the disclosure record older than ${settings.disclosuresDays} days`
+        : `nothing deleted yet: add --yes to delete the respondents of ${counted(result.campaigns.length, 'campaign')}, tombstones older than ${settings.removalsDays} days and lines of the disclosure record older than ${settings.disclosuresDays} days`;
       return {
         json: { applied: apply, ...result },
         text: [off, ...lines, ending].filter(Boolean).join('\n') + scrubNote(result.scrub),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DisclosureLog } from '../../../src/disclosures/disclosure-log.ts';
 import { importDocument } from '../../../src/import/import.service.ts';
 import { settleDeliveries } from '../../../src/notifications/deliveries.repository.ts';
 import { DeliveryWorker, SECRET_UNREADABLE } from '../../../src/notifications/delivery-worker.ts';
@@ -177,6 +178,7 @@ describe.each(ENGINES)('delivery attempts on %s', (engine) => {
       new DeliveryWorker({
         store: w.store,
         clock: w.clock,
+        disclosures: new DisclosureLog(w.store),
         sealKey: SEAL,
         sender: {
           resolve: () => Promise.reject(new Error('tests resolve no names')),
@@ -205,6 +207,7 @@ describe.each(ENGINES)('delivery attempts on %s', (engine) => {
     const otherServer = new DeliveryWorker({
       store: w.store,
       clock: w.clock,
+      disclosures: new DisclosureLog(w.store),
       sealKey: webhookSealKey(Buffer.alloc(32, 7)),
       sender: {
         resolve: () => Promise.reject(new Error('tests resolve no names')),

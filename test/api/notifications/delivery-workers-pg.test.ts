@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../../src/db/connect.ts';
+import { DisclosureLog } from '../../../src/disclosures/disclosure-log.ts';
 import { recordEvents } from '../../../src/journal/journal.repository.ts';
 import { DeliveryWorker } from '../../../src/notifications/delivery-worker.ts';
 import { listenUrlOf } from '../../../src/notifications/notifications.ts';
@@ -18,6 +19,7 @@ describe('two serving processes on one PostgreSQL', () => {
           new DeliveryWorker({
             store,
             clock: w.clock,
+            disclosures: new DisclosureLog(store),
             sealKey: SEAL,
             sender: {
               resolve: () => Promise.reject(new Error('no')),

@@ -2,6 +2,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAccountActive } from '../../../src/accounts/accounts.service.ts';
 import { createDataReads } from '../../../src/data-api/data-reads.ts';
+import { DisclosureLog } from '../../../src/disclosures/disclosure-log.ts';
 import {
   createGuestLists,
   FILES_AT_ONCE_PER_HOLDER,
@@ -302,6 +303,7 @@ describe('guest-list files per holder', () => {
         clock: t.clock,
         campaigns: reads.campaigns,
         keyUsage,
+        disclosures: new DisclosureLog(t.store),
         rateLimit: { store: new LocalWindowStore(t.clock), perKeyPerMinute: 120 },
         speedups: Speedups.ALL_ON,
       });

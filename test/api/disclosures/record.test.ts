@@ -1,0 +1,181 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Store } from '../../../src/db/connect.ts';
+import { idsIn } from '../../../src/disclosures/id-list.ts';
+import { eraseRespondents } from '../../../src/removals/erasure.service.ts';
+import { startTestApp, type TestApp } from '../../helpers/app.ts';
+import { createTestKey, seedCampaign } from '../../helpers/factories.ts';
+import { call, connectHosted, listen } from '../../helpers/mcp-client.ts';
+import { ENGINES } from '../../helpers/stores.ts';
+
+/** Every line of the record, oldest first, with its id lists read back. */
+export async function recordOf(store: Store) {
+  const rows = await store.db.selectFrom('disclosures').selectAll().orderBy('id').execute();
+  return rows.map((row) => ({
+    at: Number(row.at),
+    accountId: row.account_id,
+    lineageId: row.lineage_id,
+    keyId: row.key_id,
+    door: row.door,
+    campaignId: row.campaign_id,
+    fields: JSON.parse(row.fields) as string[],
+    rows: idsIn(row.row_ids),
+    removals: idsIn(row.removal_ids),
+  }));
+}
+
+const guests = Array.from({ length: 5 }, (_, index) => ({
+  id: `tamu-${index + 1}`,
+  submittedAt: `2026-11-0${index + 1}T00:00:00Z`,
+  answers: { nama: `Tamu ${index + 1}`, menu: index % 2 ? 'Sate' : 'Soto', telepon: '0812' },
+}));
+
+describe.each(ENGINES)('the disclosure record on %s', (engine) => {
+  let t: TestApp;
+  let key: Awaited<ReturnType<typeof createTestKey>>;
+  const DATA = '/developer/v1/campaigns/nikah';
+
+  beforeAll(async () => {
+    t = await startTestApp(engine);
+    await seedCampaign(t.store, t.clock, {
+      id: 'nikah',
+      fields: [
+        { key: 'nama', type: 'TEXT' },
+        { key: 'menu', type: 'RADIO' },
+        { key: 'telepon', type: 'PHONE' },
+      ],
+      respondents: guests,
+    });
+    key = await createTestKey(t.store, t.clock, [
+      { campaignId: 'nikah', fields: ['nama', 'menu'] },
+    ]);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+  beforeEach(async () => {
+    await t.store.db.deleteFrom('disclosures').execute();
+  });
+
+  it('records each page it hands over: key, chain, account, door, campaign, fields in force and exactly its rows', async () => {
+    const first = await t.get(`${DATA}/respondents?limit=2`, key.key);
+    expect(first.status).toBe(200);
+    const second = await t.get(`${DATA}/respondents?cursor=${first.body.meta.nextCursor}`, key.key);
+    expect(second.status).toBe(200);
+    const lines = await recordOf(t.store);
+    expect(lines).toEqual([
+      {
+        at: t.clock.now(),
+        accountId: key.account.id,
+        lineageId: key.id,
+        keyId: key.id,
+        door: 'api',
+        campaignId: 'nikah',
+        fields: ['nama', 'menu'],
+        rows: first.body.data.map((row: { id: string }) => row.id),
+        removals: [],
+      },
+      expect.objectContaining({
+        rows: second.body.data.map((row: { id: string }) => row.id),
+      }),
+    ]);
+    expect(lines[0]?.rows).toEqual(['tamu-1', 'tamu-2']);
+  });
+
+  it('records nothing where no respondent leaves: a 304, a 403, a summary, the fields, the list', async () => {
+    const page = await t.get(`${DATA}/respondents`, key.key);
+    await t.store.db.deleteFrom('disclosures').execute();
+    expect(
+      (
+        await t.get(`${DATA}/respondents`, key.key, {
+          'if-none-match': page.headers.etag as string,
+        })
+      ).status,
+    ).toBe(304);
+    const stranger = await createTestKey(t.store, t.clock, []);
+    expect((await t.get(`${DATA}/respondents`, stranger.key)).status).toBe(403);
+    expect((await t.get(`${DATA}/summary`, key.key)).status).toBe(200);
+    expect((await t.get(`${DATA}/fields`, key.key)).status).toBe(200);
+    expect((await t.get('/developer/v1/campaigns', key.key)).status).toBe(200);
+    expect(await recordOf(t.store)).toEqual([]);
+  });
+
+  it('records the changes feed’s rows and its removals apart, and the removals feed’s ids alone', async () => {
+    const partner = await createTestKey(t.store, t.clock, [
+      { campaignId: 'nikah', fields: ['menu'] },
+    ]);
+    t.clock.advance(60_000);
+    await eraseRespondents(t.store, t.clock, [{ campaignId: 'nikah', id: 'tamu-5' }], 'ids');
+    const changes = await t.get(`${DATA}/changes`, partner.key);
+    expect(changes.status).toBe(200);
+    const removals = await t.get(`${DATA}/removals`, partner.key);
+    expect(removals.status).toBe(200);
+    const lines = await recordOf(t.store);
+    expect(
+      lines.map(({ door, fields, rows, removals }) => ({ door, fields, rows, removals })),
+    ).toEqual([
+      {
+        door: 'changes',
+        fields: ['menu'],
+        rows: ['tamu-1', 'tamu-2', 'tamu-3', 'tamu-4'],
+        removals: ['tamu-5'],
+      },
+      { door: 'removals', fields: [], rows: [], removals: ['tamu-5'] },
+    ]);
+    // What the feeds sent is what the lines name.
+    expect(
+      changes.body.data
+        .filter((item: { type: string }) => item.type === 'removal')
+        .map((item: { id: string }) => item.id),
+    ).toEqual(['tamu-5']);
+    await importBack(t);
+  });
+
+  it('names the MCP door when an MCP tool asked, hosted or on the partner’s side', async () => {
+    const url = await listen(t);
+    const client = await connectHosted(`${url}/developer/mcp`, key.key);
+    try {
+      const answer = await call(client, 'list_respondents', { campaignId: 'nikah', limit: 3 });
+      expect(answer.answer.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const hosted = await recordOf(t.store);
+    expect(hosted.map((line) => line.door)).toEqual(['mcp']);
+    expect(hosted[0]?.rows).toHaveLength(3);
+    // hadir-mcp on the partner's side names itself the same way.
+    await t.get(`${DATA}/respondents?limit=1`, key.key, { 'user-agent': 'hadir-mcp/1.0.0' });
+    expect((await recordOf(t.store)).at(-1)?.door).toBe('mcp');
+  });
+
+  it('holds the answer until its line is written, and refuses it when the line cannot be', async () => {
+    const page = await t.get(`${DATA}/respondents?limit=1`, key.key);
+    // The line was in the store before the answer came back.
+    expect(page.status).toBe(200);
+    expect(await recordOf(t.store)).toHaveLength(1);
+    await sql`ALTER TABLE disclosures RENAME TO disclosures_away`.execute(t.store.db);
+    try {
+      const refused = await t.get(`${DATA}/respondents?limit=1&page=2`, key.key);
+      expect(refused.status).toBeGreaterThanOrEqual(500);
+      expect(refused.raw).not.toContain('tamu-');
+      // An answer without respondents does not need the record.
+      expect((await t.get(`${DATA}/summary`, key.key)).status).toBe(200);
+    } finally {
+      await sql`ALTER TABLE disclosures_away RENAME TO disclosures`.execute(t.store.db);
+    }
+  });
+});
+
+/** Brings the erased guest of a test back, so the tests after it see every guest. */
+async function importBack(t: TestApp) {
+  await t.store.db.deleteFrom('erasure_holds').execute();
+  await seedCampaign(t.store, t.clock, {
+    id: 'nikah',
+    fields: [
+      { key: 'nama', type: 'TEXT' },
+      { key: 'menu', type: 'RADIO' },
+      { key: 'telepon', type: 'PHONE' },
+    ],
+    respondents: guests,
+  });
+}
