@@ -1,28 +1,11 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../../../src/db/connect.ts';
-import { idsIn } from '../../../src/disclosures/id-list.ts';
 import { eraseRespondents } from '../../../src/removals/erasure.service.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
+import { recordOf } from '../../helpers/disclosure-record.ts';
 import { createTestKey, seedCampaign } from '../../helpers/factories.ts';
 import { call, connectHosted, listen } from '../../helpers/mcp-client.ts';
 import { ENGINES } from '../../helpers/stores.ts';
-
-/** Every line of the record, oldest first, with its id lists read back. */
-export async function recordOf(store: Store) {
-  const rows = await store.db.selectFrom('disclosures').selectAll().orderBy('id').execute();
-  return rows.map((row) => ({
-    at: Number(row.at),
-    accountId: row.account_id,
-    lineageId: row.lineage_id,
-    keyId: row.key_id,
-    door: row.door,
-    campaignId: row.campaign_id,
-    fields: JSON.parse(row.fields) as string[],
-    rows: idsIn(row.row_ids),
-    removals: idsIn(row.removal_ids),
-  }));
-}
 
 const guests = Array.from({ length: 5 }, (_, index) => ({
   id: `tamu-${index + 1}`,

@@ -14,9 +14,9 @@ import { Speedups } from '../../../src/speedups.ts';
 import { DAY_MS } from '../../../src/time-units.ts';
 import { logCapture, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { runHadirInProcess } from '../../helpers/cli.ts';
+import { recordOf } from '../../helpers/disclosure-record.ts';
 import { seedCampaign } from '../../helpers/factories.ts';
 import { ENGINES } from '../../helpers/stores.ts';
-import { recordOf } from './record.test.ts';
 
 const DATA = '/developer/v1/campaigns/nikah';
 
