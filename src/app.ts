@@ -13,6 +13,7 @@ import { RedisSeenPositions } from './data-api/seen-positions.ts';
 import type { Store } from './db/connect.ts';
 import { StoreOutage } from './db/store-outage.ts';
 import { DisclosureLog, type DisclosureRecorder } from './disclosures/disclosure-log.ts';
+import { RelayedReads } from './disclosures/relayed-reads.ts';
 import { registerReferenceRoutes } from './docs/docs.routes.ts';
 import { registerOpenApi } from './docs/openapi.ts';
 import { ExportWorker } from './exports/export-worker.ts';
@@ -146,6 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', () => keyUsage.close());
   const disclosures = deps.disclosures ?? new DisclosureLog(deps.store);
   app.addHook('onClose', () => disclosures.close());
+  const relayedReads = new RelayedReads();
   const portal = createPortalService({
     store: deps.store,
     clock: deps.clock,
@@ -194,6 +196,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       metrics,
       keyUsage,
       disclosures,
+      relayedReads,
     }),
     { prefix: DATA_PREFIX },
   );
@@ -276,6 +279,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     hostedMcpRoutes({
       store: deps.store,
       clock: deps.clock,
+      disclosures,
+      relayedReads,
       allowedOrigins: deps.config.mcpAllowedOrigins ?? [],
     }),
   );

@@ -8,6 +8,7 @@ import { type Config, DEFAULT_MAX_EVENT_LOOP_DELAY_MS } from '../config.ts';
 import type { Store } from '../db/store.ts';
 import { carriesAnyone, type Door } from '../disclosures/disclosure.ts';
 import type { DisclosureRecorder } from '../disclosures/disclosure-log.ts';
+import { RELAYED_READ_HEADER, type RelayedReads } from '../disclosures/relayed-reads.ts';
 import { accessLog } from '../http/access-log.ts';
 import { authenticateKey, requireKey } from '../http/key-auth.ts';
 import type { Metrics } from '../http/metrics.ts';
@@ -43,6 +44,8 @@ export interface DataApiDeps {
   keyUsage: KeyUsage;
   /** Where each answer that carries respondents is recorded before it leaves. */
   disclosures: DisclosureRecorder;
+  /** Answers a hosted MCP tool reads in this process: its own answer is recorded instead. */
+  relayedReads: RelayedReads;
   logger: FastifyBaseLogger;
   accessLogger?: FastifyBaseLogger | undefined;
   /** Where the rate limit counts (see rateLimitStoreOf), shared with the guest-list files. */
@@ -82,13 +85,13 @@ export function dataReadsOf(
   });
 }
 
-/** How hadir-mcp (on the partner's side, or hosted) names itself to the data API. */
+/** How hadir-mcp names itself to the data API. */
 const MCP_USER_AGENT = /^hadir-mcp\//;
 
 /**
- * The door an answer leaves by: the route's, or `mcp` when an MCP tool asked for it (hadir-mcp
- * says so in its User-Agent, hosted or on the partner's side). A route whose answer carries
- * respondents without naming its door is a fault of the code, answered 500, never sent.
+ * The door an answer leaves by: the route's, or `mcp` when hadir-mcp asked for it on the
+ * partner's side (it says so in its User-Agent). A route whose answer carries respondents without
+ * naming its door is a fault of the code, answered 500, never sent.
  */
 function doorOf(request: FastifyRequest): Door {
   const door = request.routeOptions.config.discloses;
@@ -198,12 +201,16 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
       const disclosed = request.disclosed;
       if (!disclosed || reply.statusCode !== 200 || !carriesAnyone(disclosed)) return payload;
       const { key } = request;
+      const campaignId = campaignOf(request, 'record').campaign.id;
+      // A hosted tool's read stays in this process: what its answer carries is recorded.
+      const relayed = request.headers[RELAYED_READ_HEADER];
+      if (deps.relayedReads.note(relayed, campaignId, disclosed.fields)) return payload;
       await deps.disclosures.record({
         ...disclosed,
         at: clock.now(),
         recipient: { keyId: key.id, lineageId: key.lineageId, accountId: key.accountId },
         door: doorOf(request),
-        campaignId: campaignOf(request, 'record').campaign.id,
+        campaignId,
       });
       return payload;
     });

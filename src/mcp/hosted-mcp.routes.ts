@@ -3,6 +3,13 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
+import type { DisclosureRecorder } from '../disclosures/disclosure-log.ts';
+import { idListOf } from '../disclosures/id-list.ts';
+import {
+  RELAYED_READ_HEADER,
+  type RelayedCall,
+  type RelayedReads,
+} from '../disclosures/relayed-reads.ts';
 import { ApiError } from '../errors.ts';
 import { keyRejection } from '../http/key-auth.ts';
 import { bearerToken } from '../keys/key-format.ts';
@@ -39,6 +46,10 @@ function loadMcp() {
 export interface HostedMcpDeps {
   store: Store;
   clock: Clock;
+  /** Where each tool answer that hands respondents over is recorded before it is sent. */
+  disclosures: DisclosureRecorder;
+  /** How the tools' data requests in this process name their call (see RelayedReads). */
+  relayedReads: RelayedReads;
   /** Browser origins that may call the endpoint (MCP_ALLOWED_ORIGINS); none by default. */
   allowedOrigins: readonly string[];
 }
@@ -84,10 +95,18 @@ export function hostedMcpRoutes(deps: HostedMcpDeps): FastifyPluginAsync {
           questions = new mcp.CampaignQuestions(() => deps.clock.now());
           questionsOfKey.set(keyId, questions);
         }
+        const { key } = verification;
+        const call = deps.relayedReads.open();
+        const handed: Array<{ campaignId: string; rowIds: string[]; removalIds: string[] }> = [];
         const server = mcp.createHadirMcpServer(
           { baseUrl: 'http://hadir.internal', apiKey: bearer as string },
-          // A 429 is told to the agent at once: an HTTP call is not held open for a minute.
-          { fetch: dataApiThrough(app, request), questions, rateLimitWaits: 0 },
+          {
+            // A 429 is told to the agent at once: an HTTP call is not held open for a minute.
+            fetch: dataApiThrough(app, request, call),
+            questions,
+            rateLimitWaits: 0,
+            onHandedOver: (campaignId, respondents) => handed.push({ campaignId, ...respondents }),
+          },
         );
         const transport = new WebStandardStreamableHTTPServerTransport({
           sessionIdGenerator: undefined,
@@ -98,8 +117,23 @@ export function hostedMcpRoutes(deps: HostedMcpDeps): FastifyPluginAsync {
           const answer = await transport.handleRequest(webRequestOf(request), {
             parsedBody: request.body,
           });
+          // What the tools' answers hand over is in the record before they are sent.
+          for (const { campaignId, rowIds, removalIds } of handed) {
+            const fields = call.fieldsOf(campaignId);
+            if (!fields) throw new Error('a tool handed respondents over that it never read');
+            await deps.disclosures.record({
+              at: deps.clock.now(),
+              recipient: { keyId: key.id, lineageId: key.lineageId, accountId: key.accountId },
+              door: 'mcp',
+              campaignId,
+              fields: rowIds.length > 0 ? fields : [],
+              rowIds: idListOf(rowIds),
+              removalIds: idListOf(removalIds),
+            });
+          }
           return await sendAnswer(reply, answer);
         } finally {
+          call.close();
           await server.close();
         }
       },
@@ -126,7 +160,11 @@ export function hostedMcpRoutes(deps: HostedMcpDeps): FastifyPluginAsync {
  * A fetch that asks the data API of this app, in process, as the calling client would: its
  * address and the proxy's forwarding headers, so the door sees the same client.
  */
-function dataApiThrough(app: FastifyInstance, caller: FastifyRequest): typeof fetch {
+function dataApiThrough(
+  app: FastifyInstance,
+  caller: FastifyRequest,
+  call: RelayedCall,
+): typeof fetch {
   const forwarded = Object.fromEntries(
     ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host']
       .map((name) => [name, caller.headers[name]])
@@ -137,7 +175,11 @@ function dataApiThrough(app: FastifyInstance, caller: FastifyRequest): typeof fe
     const answer = await app.inject({
       method: 'GET',
       url: `${url.pathname}${url.search}`,
-      headers: { ...forwarded, ...(init?.headers as Record<string, string>) },
+      headers: {
+        ...forwarded,
+        ...(init?.headers as Record<string, string>),
+        [RELAYED_READ_HEADER]: call.token,
+      },
       remoteAddress: caller.raw.socket.remoteAddress ?? caller.ip,
     });
     const headers = new Headers();

@@ -27,7 +27,7 @@ export const listRespondents = defineTool({
     since,
     cursor,
   },
-  run: async (input, { client, questions }) => {
+  run: async (input, { client, questions, handedOver }) => {
     const fields = await questions.of(client, input.campaignId);
     const table = guestTable(input.fields, fields, input.campaignId);
     const filter = apiFilter(input, fields, input.campaignId);
@@ -54,7 +54,13 @@ export const listRespondents = defineTool({
         nextCursor: token,
       };
     };
-    return answer(shortest(rows.length, bodyOf));
+    const body = shortest(rows.length, bodyOf);
+    const result = answer(body);
+    if (!result.isError) {
+      const rowIds = rows.slice(0, body.rows.length).map((row) => row.id);
+      handedOver(input.campaignId, { rowIds, removalIds: [] });
+    }
+    return result;
   },
 });
 
@@ -106,7 +112,7 @@ export const listRemovals = defineTool({
   description:
     "Respondents who left a campaign (deleted, erased, or expired): ids and times only. Use it to keep a copy of the guest list exact: remove these ids from it. Pass since (the 'until' of an earlier answer) to get only newer removals.",
   inputSchema: { campaignId, since, cursor },
-  run: async (input, { client }) => {
+  run: async (input, { client, handedOver }) => {
     const position = positionOf(input.cursor, 'list_removals');
     const query = pageQuery(position, input.since, 200);
     const page = await cursorChecked('list_removals', () =>
@@ -127,6 +133,12 @@ export const listRemovals = defineTool({
         nextCursor: token,
       };
     };
-    return answer(bodyOf(fittingCount(rows.length, bodyOf)));
+    const body = bodyOf(fittingCount(rows.length, bodyOf));
+    const result = answer(body);
+    if (!result.isError) {
+      const removalIds = body.removals.map((row) => row.id);
+      handedOver(input.campaignId, { rowIds: [], removalIds });
+    }
+    return result;
   },
 });

@@ -4,6 +4,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { guardArguments } from './argument-guard.ts';
 import { CampaignQuestions } from './campaign-questions.ts';
 import type { Settings } from './settings.ts';
+import type { HandedOver } from './tool-kit.ts';
 import { type ArgumentRefusal, registerTools } from './tools.ts';
 
 /** 429 answers one tool call waits out (R3) before it tells the agent to come back later. */
@@ -33,6 +34,8 @@ export function createHadirMcpServer(
     questions?: CampaignQuestions;
     /** 429 answers one tool call waits out; RATE_LIMIT_WAITS unless given (0: none). */
     rateLimitWaits?: number;
+    /** Told which respondents each tool answer hands over, before it is sent. */
+    onHandedOver?: (campaignId: string, handed: HandedOver) => void;
   } = {},
 ): McpServer {
   const server = new GuardedMcpServer(SERVER_INFO, {
@@ -56,6 +59,7 @@ export function createHadirMcpServer(
         ...(options.sleep ? { sleep: options.sleep } : {}),
       }),
     options.questions ?? new CampaignQuestions(),
+    options.onHandedOver,
   );
   return server;
 }

@@ -3,10 +3,20 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { CampaignQuestions } from './campaign-questions.ts';
 
-/** What a tool reads with: the data API through the SDK, and the key's questions remembered. */
+/** Respondents a tool's answer carries: the ids of their rows, and ids it names as removed. */
+export interface HandedOver {
+  rowIds: string[];
+  removalIds: string[];
+}
+
+/**
+ * What a tool reads with: the data API through the SDK, and the key's questions remembered; and
+ * whom to tell which respondents its answer hands over (the hosted endpoint records them).
+ */
 export interface ToolReads {
   client: HadirClient;
   questions: CampaignQuestions;
+  handedOver: (campaignId: string, handed: HandedOver) => void;
 }
 
 /**

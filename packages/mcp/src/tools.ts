@@ -6,7 +6,7 @@ import type { CampaignQuestions } from './campaign-questions.ts';
 import { getSummary, listCampaigns, listFields } from './campaign-tools.ts';
 import { countRespondents, listRemovals, listRespondents } from './guest-tools.ts';
 import { problemInWords } from './problems.ts';
-import type { ToolDefinition } from './tool-kit.ts';
+import type { HandedOver, ToolDefinition } from './tool-kit.ts';
 
 /** Every tool, in the order tools/list gives them. */
 const TOOLS = [
@@ -45,6 +45,7 @@ export function registerTools(
   server: McpServer,
   clientFor: ClientForCall,
   questions: CampaignQuestions,
+  handedOver: (campaignId: string, handed: HandedOver) => void = () => {},
 ): ArgumentRefusal {
   const argumentsOf = new Map<string, readonly string[]>();
   const tool = ({ name, title, description, inputSchema, run }: ToolDefinition) => {
@@ -74,7 +75,7 @@ export function registerTools(
             .catch(() => {});
         });
         try {
-          return await run(input, { client, questions });
+          return await run(input, { client, questions, handedOver });
         } catch (error) {
           return failure(problemInWords(error, input?.campaignId));
         }

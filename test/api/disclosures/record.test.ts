@@ -120,12 +120,19 @@ describe.each(ENGINES)('the disclosure record on %s', (engine) => {
     try {
       const answer = await call(client, 'list_respondents', { campaignId: 'nikah', limit: 3 });
       expect(answer.answer.isError).toBeFalsy();
+      // Counting reads every row in this process, and hands none over: nothing is recorded.
+      const counted = await call(client, 'count_respondents', {
+        campaignId: 'nikah',
+        groupBy: 'nama',
+      });
+      expect(counted.json().count).toBe(5);
     } finally {
       await client.close();
     }
     const hosted = await recordOf(t.store);
-    expect(hosted.map((line) => line.door)).toEqual(['mcp']);
-    expect(hosted[0]?.rows).toHaveLength(3);
+    expect(hosted.map(({ door, fields, rows }) => ({ door, fields, rows }))).toEqual([
+      { door: 'mcp', fields: ['nama', 'menu'], rows: ['tamu-1', 'tamu-2', 'tamu-3'] },
+    ]);
     // hadir-mcp on the partner's side names itself the same way.
     await t.get(`${DATA}/respondents?limit=1`, key.key, { 'user-agent': 'hadir-mcp/1.0.0' });
     expect((await recordOf(t.store)).at(-1)?.door).toBe('mcp');
