@@ -5,34 +5,12 @@ import { issueKey } from '../../../src/keys/keys.service.ts';
 import { addEndpoint } from '../../../src/notifications/endpoints.service.ts';
 import { webhookSealKey } from '../../../src/notifications/signing.ts';
 import { TEST_SECRETS, type TestApp } from '../../helpers/app.ts';
+import { type Route, routesOf } from '../../helpers/app-routes.ts';
 import { seedCampaign } from '../../helpers/factories.ts';
 import { pageBrowser } from '../../helpers/page-browser.ts';
 import { PORTAL_PASSWORD, portalClient } from '../../helpers/portal-client.ts';
 import { startMailingApp, type TestSmtpServer } from '../../helpers/smtp.ts';
 import { ENGINES } from '../../helpers/stores.ts';
-
-interface Route {
-  method: string;
-  path: string;
-}
-
-/** Every route the app registered, read from Fastify's own listing of them. */
-function routesOf(listing: string): Route[] {
-  const routes: Route[] = [];
-  const stack: string[] = [];
-  for (const line of listing.split('\n')) {
-    const match = /^([│ ]*)[├└]── (\S+) \(([^)]+)\)$/.exec(line);
-    if (!match) continue;
-    const depth = (match[1] as string).length / 4;
-    stack.length = depth;
-    const path = (stack[depth - 1] ?? '') + (match[2] as string);
-    stack[depth] = path;
-    for (const method of (match[3] as string).split(', ')) {
-      if (method !== 'HEAD') routes.push({ method, path });
-    }
-  }
-  return routes;
-}
 
 /** Ends a session: the crawl keeps its own, and these are tried in their own tests. */
 const LEFT_OUT = new Set(['/developer/auth/logout', '/developer/portal/sign-out']);
