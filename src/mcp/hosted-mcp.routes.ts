@@ -119,6 +119,7 @@ export function hostedMcpRoutes(deps: HostedMcpDeps): FastifyPluginAsync {
           });
           // What the tools' answers hand over is in the record before they are sent.
           for (const { campaignId, rowIds, removalIds } of handed) {
+            if (rowIds.length === 0 && removalIds.length === 0) continue;
             const fields = call.fieldsOf(campaignId);
             if (!fields) throw new Error('a tool handed respondents over that it never read');
             await deps.disclosures.record({
