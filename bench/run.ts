@@ -1,4 +1,4 @@
-// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,deliveries,compression,pgbouncer,distinct,traces]
+// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,deliveries,compression,pgbouncer,distinct,traces,disclosures]
 // [--against REF]: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
 // cluster; loads every case (each right after a plain node:http ceiling); loads PostgreSQL's
 // first and deepest pages in turn with a conventional Fastify + pg server, and splits the CPU of
@@ -32,6 +32,7 @@ import { benchCases, clientHeaders, LIMIT, PAGE_ONE_PATH, serverEnv } from './ca
 import { measureCompression } from './compression.ts';
 import { perRequest, watchCpu } from './cpu-split.ts';
 import { measureDeliveries } from './deliveries.ts';
+import { measureRecordCost, measureRecordedDelivery, measureReportTimes } from './disclosures.ts';
 import { measureDistinctPages, measureTracedPages } from './distinct-pages.ts';
 import { measureDownloads } from './downloads.ts';
 import { FULL_SYNC_ROWS, measureFullSync } from './full-sync.ts';
@@ -58,7 +59,7 @@ const { values: args } = parseArgs({
     only: {
       type: 'string',
       default:
-        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,deliveries,compression,pgbouncer,distinct,traces',
+        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,deliveries,compression,pgbouncer,distinct,traces,disclosures',
     },
     against: { type: 'string' },
   },
@@ -513,6 +514,35 @@ async function main(): Promise<void> {
         log,
       });
       writeDated('traces', { throughputRatio: 0.95 }, row);
+      if (parts.size === 1) return;
+    }
+    if (parts.has('disclosures')) {
+      log('Disclosure record: what it costs distinct pages and a bucket delivery, and its reports');
+      const cost = await measureRecordCost({
+        databaseUrl: postgresUrl,
+        key: keys.postgres,
+        pairs: PAIRS,
+        log,
+      });
+      const delivery = await measureRecordedDelivery(log);
+      const sqlitePath = join(DATA, 'sqlite', 'disclosures.sqlite');
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${sqlitePath}${suffix}`, { force: true });
+      await recreateDatabase(cluster.url('postgres'), 'hadir_disclosures');
+      const reports = [
+        await measureReportTimes('sqlite', `sqlite:${sqlitePath}`, log),
+        await measureReportTimes('postgres', cluster.url('hadir_disclosures'), log),
+      ];
+      writeDated(
+        'disclosures',
+        {
+          throughputRatio: 0.95,
+          postgresCpuRatio: 1.05,
+          deliveryTimeRatio: 1.05,
+          respondentReportMs: 1_000,
+          keyReportMs: 10_000,
+        },
+        { cost, delivery, reports },
+      );
       if (parts.size === 1) return;
     }
     if (parts.has('pgbouncer')) {

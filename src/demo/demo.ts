@@ -122,6 +122,7 @@ export function describeDemo(demo: DemoSession): string {
     `  curl -s ${auth} ${base}/campaigns/reuni-sma3-2006/summary      # 403: not in this key's scope`,
     '',
     `Operator CLI on this data: DATABASE_URL=${demo.database} ./bin/hadir keys list`,
+    `Who received a guest's data (once the key has read them): DATABASE_URL=${demo.database} ./bin/hadir disclosures --respondent pernikahan-00400`,
     'Change notifications may go to this machine in the demo (WEBHOOKS_ALLOW_PRIVATE_NETWORKS=1):',
     `  WEBHOOKS_ALLOW_PRIVATE_NETWORKS=1 DATABASE_URL=${demo.database} ./bin/hadir webhooks add --key ${demo.key.id} --url http://127.0.0.1:8787/`,
     'Below, one line per request (LOG_FORMAT=json for JSON lines).',
