@@ -19,7 +19,7 @@ import { insertDisclosures } from '../src/disclosures/disclosures.repository.ts'
 import { idListOf, NO_IDS } from '../src/disclosures/id-list.ts';
 import { reportOnRespondent } from '../src/disclosures/respondent-report.ts';
 import { ExportWorker } from '../src/exports/export-worker.ts';
-import { addExport } from '../src/exports/exports.service.ts';
+import { addExport, removeExport } from '../src/exports/exports.service.ts';
 import { importDocument } from '../src/import/import.service.ts';
 import { KeyUsage } from '../src/keys/key-usage.ts';
 import { issueKey } from '../src/keys/keys.service.ts';
@@ -41,10 +41,16 @@ export interface RecordCostRow {
   /** a: Hadir with the record off (DISCLOSURE_RECORD_OFF=1); b: as deployed, recording. */
   pair: Pair;
   throughputRatio: number;
+  /** CPU per request at full load. */
   cpu: { unrecorded: CpuSplit; recorded: CpuSplit };
-  /** PostgreSQL's CPU per request, recorded over unrecorded. */
+  /** PostgreSQL's CPU per request at full load, recorded over unrecorded. */
   postgresCpuRatio: number;
+  /** CPU per request at STEADY_RATE, below both servers' capacity, each in turn, twice. */
+  steady: Array<{ unrecorded: CpuSplit; recorded: CpuSplit }>;
 }
+
+/** Requests a second in the steady comparison: well below what either server serves. */
+const STEADY_RATE = 300;
 
 /**
  * The distinct-pages load (page 1 of a campaign drawn at random, response cache off) on Hadir
@@ -56,19 +62,19 @@ export async function measureRecordCost(options: {
   key: string;
   pairs: { rounds: number; seconds: number; warmupSeconds: number; serverWarmupSeconds: number };
   log: (line: string) => void;
+  /** Extra environment for both servers (SPEEDUPS_OFF, to see the record's cost alone). */
+  env?: Record<string, string>;
 }): Promise<RecordCostRow> {
   const { databaseUrl, key, pairs, log } = options;
+  const env = { ...serverEnv(databaseUrl, false), ...options.env };
   const request: Load = {
     path: drawPageOne(),
     draw: drawPageOne,
     headers: clientHeaders(key),
     expectStatus: 200,
   };
-  const unrecorded = await startHadir({
-    ...serverEnv(databaseUrl, false),
-    DISCLOSURE_RECORD_OFF: '1',
-  });
-  const recorded = await startHadir(serverEnv(databaseUrl, false));
+  const unrecorded = await startHadir({ ...env, DISCLOSURE_RECORD_OFF: '1' });
+  const recorded = await startHadir(env);
   try {
     await load(unrecorded, request, pairs.serverWarmupSeconds);
     await load(recorded, request, pairs.serverWarmupSeconds);
@@ -82,6 +88,14 @@ export async function measureRecordCost(options: {
       recorded: await measureCpuSplit(recorded, request, pairs.seconds),
     };
     const postgresCpuRatio = cpu.recorded.postgresMs / cpu.unrecorded.postgresMs;
+    const steadily: Load = { ...request, rate: STEADY_RATE };
+    const steady = [];
+    for (let round = 0; round < 2; round++) {
+      steady.push({
+        unrecorded: await measureCpuSplit(unrecorded, steadily, pairs.seconds),
+        recorded: await measureCpuSplit(recorded, steadily, pairs.seconds),
+      });
+    }
     log(
       `  distinct page 1s: ${Math.round(pair.a.requestsPerSecond)} req/s without the record, ${Math.round(pair.b.requestsPerSecond)} with it (${pair.ratio.toFixed(3)}×)`,
     );
@@ -91,7 +105,12 @@ export async function measureRecordCost(options: {
       );
     }
     log(`  PostgreSQL CPU per request with the record: ${postgresCpuRatio.toFixed(3)}×`);
-    return { pair, throughputRatio: pair.ratio, cpu, postgresCpuRatio };
+    for (const { unrecorded: off, recorded: on } of steady) {
+      log(
+        `  at ${STEADY_RATE} req/s, CPU ms per request without the record: server ${off.serverMs.toFixed(3)}, PostgreSQL ${off.postgresMs.toFixed(3)}; with it: ${on.serverMs.toFixed(3)}, ${on.postgresMs.toFixed(3)}`,
+      );
+    }
+    return { pair, throughputRatio: pair.ratio, cpu, postgresCpuRatio, steady };
   } finally {
     await recorded.stop();
     await unrecorded.stop();
@@ -162,7 +181,10 @@ export async function measureRecordedDelivery(
       });
       const started = performance.now();
       await worker.runNow(delivery.id);
-      return (performance.now() - started) / 1000;
+      const seconds = (performance.now() - started) / 1000;
+      // A key chain has at most 3 deliveries.
+      await removeExport(settings, delivery.id);
+      return seconds;
     };
     const recorder = new DisclosureLog(store);
     await run('warm-up', UNRECORDED);

@@ -524,6 +524,16 @@ async function main(): Promise<void> {
         pairs: PAIRS,
         log,
       });
+      // A request that waits for its line lets more requests meet in one turn, where they share
+      // reads: without turn batching and single flight, what the line itself costs.
+      log('  the same, turn batching and single flight off on both');
+      const costAlone = await measureRecordCost({
+        databaseUrl: postgresUrl,
+        key: keys.postgres,
+        pairs: PAIRS,
+        log,
+        env: { SPEEDUPS_OFF: 'turn-batching,single-flight' },
+      });
       const delivery = await measureRecordedDelivery(log);
       const sqlitePath = join(DATA, 'sqlite', 'disclosures.sqlite');
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${sqlitePath}${suffix}`, { force: true });
@@ -541,7 +551,7 @@ async function main(): Promise<void> {
           respondentReportMs: 1_000,
           keyReportMs: 10_000,
         },
-        { cost, delivery, reports },
+        { cost, costAlone, delivery, reports },
       );
       if (parts.size === 1) return;
     }

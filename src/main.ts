@@ -97,6 +97,11 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const metrics = new Metrics({ processMetrics: true });
   // One writer of the record per process, for every door it serves: its answers and its workers'.
   const disclosures = config.disclosureRecordOff ? UNRECORDED : new DisclosureLog(store);
+  if (config.disclosureRecordOff) {
+    logger.warn(
+      'DISCLOSURE_RECORD_OFF=1: no answer is recorded, so nobody can be told who received their data; it is for measuring the record only: unset it',
+    );
+  }
   let listeningUrl = `http://${config.host}:${config.port}`;
   const ingest = {
     maxConcurrentBatches: config.ingestMaxConcurrentBatches,

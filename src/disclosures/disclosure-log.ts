@@ -70,10 +70,7 @@ export class DisclosureLog implements DisclosureRecorder {
   }
 }
 
-/**
- * No record at all: only for measuring what the record costs (DISCLOSURE_RECORD_OFF, which a
- * production start refuses).
- */
+/** No record at all: only for measuring what the record costs (DISCLOSURE_RECORD_OFF). */
 export const UNRECORDED: DisclosureRecorder = {
   record: () => Promise.resolve(),
   close: () => Promise.resolve(),

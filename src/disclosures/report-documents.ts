@@ -1,7 +1,8 @@
 import { toIso } from '../instant.ts';
+import { jakartaDateTime } from '../jakarta-time.ts';
 import type { ExposedRespondent, KeyExposure } from './key-exposure.ts';
 import type { NamedCampaign } from './report.repository.ts';
-import { jakartaTime, REPORT_WORDS, type ReportLanguage } from './report-words.ts';
+import { REPORT_WORDS, type ReportLanguage } from './report-words.ts';
 import type { RespondentReport } from './respondent-report.ts';
 
 /** A field as a person reads it: its question's label where the campaign still names it. */
@@ -24,7 +25,7 @@ export function respondentDocument(
   now: number,
 ): string {
   const words = REPORT_WORDS[language];
-  const time = (at: number) => jakartaTime(language, at);
+  const time = (at: number) => jakartaDateTime(language, at);
   const { campaign, held, departure } = report;
   const campaignText = campaign
     ? words.campaignNamed(campaign.title, campaign.id)
@@ -194,7 +195,7 @@ export function writeExposureDocument(
 ): void {
   const { language, campaigns } = context;
   const words = REPORT_WORDS[language];
-  const time = (at: number) => jakartaTime(language, at);
+  const time = (at: number) => jakartaDateTime(language, at);
   const { key, chain, window } = exposure;
   const who = key.organisation ? `${key.organisation} (${key.accountEmail})` : key.accountEmail;
   const revoked = chain
@@ -274,7 +275,7 @@ export function writeExposureDocument(
     write(`\n#${number}\n`);
     for (const noticeLanguage of ['id', 'en'] as const) {
       const own = REPORT_WORDS[noticeLanguage];
-      const at = (ms: number) => jakartaTime(noticeLanguage, ms);
+      const at = (ms: number) => jakartaDateTime(noticeLanguage, ms);
       const fields = first.fields.map((field) => fieldName(campaign, field));
       const notice = own.notice({
         campaign: campaign ? own.campaignNamed(campaign.title, campaign.id) : first.campaignId,

@@ -3,24 +3,6 @@ import type { Door } from './disclosure.ts';
 /** The languages a report is written in: Bahasa Indonesia (the default) and English. */
 export type ReportLanguage = 'id' | 'en';
 
-const DATE_TIMES: Record<ReportLanguage, Intl.DateTimeFormat> = {
-  id: new Intl.DateTimeFormat('id-ID', {
-    timeZone: 'Asia/Jakarta',
-    dateStyle: 'medium',
-    timeStyle: 'short',
-  }),
-  en: new Intl.DateTimeFormat('en-GB', {
-    timeZone: 'Asia/Jakarta',
-    dateStyle: 'medium',
-    timeStyle: 'short',
-  }),
-};
-
-/** An instant as a person reads it: Jakarta time, the zone named. */
-export function jakartaTime(language: ReportLanguage, at: number): string {
-  return `${DATE_TIMES[language].format(at)} WIB`;
-}
-
 /** Every word of the reports, in each language. */
 export const REPORT_WORDS = {
   id: {

@@ -1,23 +1,11 @@
+import { jakartaDateTime } from '../jakarta-time.ts';
 import type { Language } from './messages.ts';
 import { MESSAGES } from './messages.ts';
-
-const DATE_TIMES: Record<Language, Intl.DateTimeFormat> = {
-  id: new Intl.DateTimeFormat('id-ID', {
-    timeZone: 'Asia/Jakarta',
-    dateStyle: 'medium',
-    timeStyle: 'short',
-  }),
-  en: new Intl.DateTimeFormat('en-GB', {
-    timeZone: 'Asia/Jakarta',
-    dateStyle: 'medium',
-    timeStyle: 'short',
-  }),
-};
 
 /** An instant as the holder reads it: Jakarta time with the zone named; "never" for none. */
 export function dateTime(language: Language, at: number | null): string {
   if (at === null) return MESSAGES[language].times.never;
-  return `${DATE_TIMES[language].format(at)} WIB`;
+  return jakartaDateTime(language, at);
 }
 
 const DATES: Record<Language, Intl.DateTimeFormat> = {

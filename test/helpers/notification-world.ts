@@ -4,7 +4,10 @@ import { DisclosureLog } from '../../src/disclosures/disclosure-log.ts';
 import { CHANGE_WINDOW_MS, recordEvents } from '../../src/journal/journal.repository.ts';
 import type { Mailer, MailMessage } from '../../src/mail/mailer.ts';
 import { newestDeliveryId } from '../../src/notifications/delivery-log.repository.ts';
-import { DeliveryWorker } from '../../src/notifications/delivery-worker.ts';
+import {
+  DeliveryWorker,
+  type DeliveryWorkerOptions,
+} from '../../src/notifications/delivery-worker.ts';
 import { addEndpoint, type EndpointSettings } from '../../src/notifications/endpoints.service.ts';
 import { webhookSealKey } from '../../src/notifications/signing.ts';
 import { endpointDisabledMail } from '../../src/portal-pages/messages.ts';
@@ -77,6 +80,29 @@ export async function notificationWorld(engine: (typeof ENGINES)[number]) {
 }
 
 export type World = Awaited<ReturnType<typeof notificationWorld>>;
+
+/**
+ * A delivery worker on `store`, sending to receivers on 127.0.0.1 (no name is resolved) and
+ * recording what it hands over, as a serving process's does.
+ */
+export function localDeliveryWorker(
+  store: Store,
+  clock: ManualClock,
+  options: Partial<DeliveryWorkerOptions> = {},
+): DeliveryWorker {
+  return new DeliveryWorker({
+    store,
+    clock,
+    disclosures: new DisclosureLog(store),
+    sealKey: SEAL,
+    sender: {
+      resolve: () => Promise.reject(new Error('tests resolve no names')),
+      allowPrivateNetworks: true,
+      timeoutMs: 5_000,
+    },
+    ...options,
+  });
+}
 
 /** Queues a webhook.test as the outbox takes it, without the holder's once-per-interval limit. */
 export async function queueTestEvent(w: World, endpointId: string): Promise<string> {

@@ -2,9 +2,7 @@ import { readdirSync } from 'node:fs';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../../src/accounts/accounts.service.ts';
-import { DisclosureLog } from '../../../src/disclosures/disclosure-log.ts';
 import { issueKey } from '../../../src/keys/keys.service.ts';
-import { DeliveryWorker } from '../../../src/notifications/delivery-worker.ts';
 import { addEndpoint } from '../../../src/notifications/endpoints.service.ts';
 import { eraseRespondents } from '../../../src/removals/erasure.service.ts';
 import type { TestApp } from '../../helpers/app.ts';
@@ -13,7 +11,7 @@ import { recordOf } from '../../helpers/disclosure-record.ts';
 import { exportWorld } from '../../helpers/export-world.ts';
 import { seedCampaign } from '../../helpers/factories.ts';
 import { listen, postMcp } from '../../helpers/mcp-client.ts';
-import { SEAL } from '../../helpers/notification-world.ts';
+import { localDeliveryWorker, SEAL } from '../../helpers/notification-world.ts';
 import { pageBrowser } from '../../helpers/page-browser.ts';
 import { PORTAL_PASSWORD, portalClient } from '../../helpers/portal-client.ts';
 import { TestReceiver } from '../../helpers/receiver.ts';
@@ -247,17 +245,7 @@ describe.each(ENGINES)('every door records what it hands over, on %s', (engine) 
 
     // Notifications: the removal told is the removal recorded.
     before = (await recordOf(t.store)).length;
-    const worker = new DeliveryWorker({
-      store: t.store,
-      clock: t.clock,
-      disclosures: new DisclosureLog(t.store),
-      sealKey: SEAL,
-      sender: {
-        resolve: () => Promise.reject(new Error('tests resolve no names')),
-        allowPrivateNetworks: true,
-        timeoutMs: 2_000,
-      },
-    });
+    const worker = localDeliveryWorker(t.store, t.clock);
     await worker.runOnce();
     const sent = receiver.received.map((got) => got.body).join('\n');
     expect(markedIn(sent)).toEqual(['mark-4']);

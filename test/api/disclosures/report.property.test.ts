@@ -6,18 +6,17 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../../src/accounts/accounts.service.ts';
-import { DisclosureLog } from '../../../src/disclosures/disclosure-log.ts';
 import { reportOnRespondent } from '../../../src/disclosures/respondent-report.ts';
 import { importDocument } from '../../../src/import/import.service.ts';
 import { issueKey } from '../../../src/keys/keys.service.ts';
-import { DeliveryWorker } from '../../../src/notifications/delivery-worker.ts';
 import { addEndpoint } from '../../../src/notifications/endpoints.service.ts';
 import { eraseRespondents } from '../../../src/removals/erasure.service.ts';
 import type { TestApp } from '../../helpers/app.ts';
+import { csvRecords } from '../../helpers/csv.ts';
 import { exportWorld } from '../../helpers/export-world.ts';
 import { seedCampaign } from '../../helpers/factories.ts';
 import { listen } from '../../helpers/mcp-client.ts';
-import { SEAL } from '../../helpers/notification-world.ts';
+import { localDeliveryWorker, SEAL } from '../../helpers/notification-world.ts';
 import { PORTAL_PASSWORD, portalClient } from '../../helpers/portal-client.ts';
 import { TestReceiver } from '../../helpers/receiver.ts';
 import { startS3Server, type TestS3 } from '../../helpers/s3-server.ts';
@@ -45,45 +44,9 @@ interface Seen {
 const FIELDS = ['nama', 'menu', 'catatan'];
 const SYSTEM_COLUMNS = new Set(['id', 'submittedAt', 'attendanceStatus']);
 
-/** A CSV file's rows as objects by heading (the guest-list CSV: a BOM, quoted when needed). */
-function parseCsv(text: string): Array<Record<string, string>> {
-  const lines: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  const body = text.replace(/^\uFEFF/, '');
-  for (let at = 0; at < body.length; at++) {
-    const char = body[at] as string;
-    if (quoted) {
-      if (char === '"' && body[at + 1] === '"') {
-        cell += '"';
-        at++;
-      } else if (char === '"') quoted = false;
-      else cell += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (char === '\n' || char === '\r') {
-      if (char === '\r' && body[at + 1] === '\n') at++;
-      row.push(cell);
-      lines.push(row);
-      row = [];
-      cell = '';
-    } else cell += char;
-  }
-  if (cell !== '' || row.length > 0) lines.push([...row, cell]);
-  const [header, ...rest] = lines;
-  return rest
-    .filter((cells) => cells.some((value) => value !== ''))
-    .map((cells) =>
-      Object.fromEntries((header ?? []).map((name, index) => [name, cells[index] ?? ''])),
-    );
-}
-
 /** The respondents a file's rows carry, with their question columns that hold an answer. */
 function rowsOfCsv(text: string): Array<{ id: string; fields: string[] }> {
-  return parseCsv(text).map((row) => ({
+  return csvRecords(text).map((row) => ({
     id: row.ID as string,
     fields: FIELDS.filter((field) => (row[field] ?? '') !== ''),
   }));
@@ -326,17 +289,7 @@ describe.each(ENGINES)('the disclosure report against what keys received, on %s'
           });
           exportsOf.set(index, added.id);
         }
-        const notifier = new DeliveryWorker({
-          store: t.store,
-          clock: t.clock,
-          disclosures: new DisclosureLog(t.store),
-          sealKey: SEAL,
-          sender: {
-            resolve: () => Promise.reject(new Error('tests resolve no names')),
-            allowPrivateNetworks: true,
-            timeoutMs: 5_000,
-          },
-        });
+        const notifier = localDeliveryWorker(t.store, t.clock);
         // Notifications of the set-up are not the property's.
         await notifier.runOnce();
         receiver.received.length = 0;

@@ -17,6 +17,7 @@ import { createSmtpMailer } from '../../../src/mail/mailer.ts';
 import { Speedups } from '../../../src/speedups.ts';
 import { logCapture, startTestApp, type TestApp } from '../../helpers/app.ts';
 import { ManualClock } from '../../helpers/clock.ts';
+import { parseCsv } from '../../helpers/csv.ts';
 import { createTestKey, seedCampaign } from '../../helpers/factories.ts';
 import { signedInPages } from '../../helpers/page-browser.ts';
 import { startSmtpServer, type TestSmtpServer } from '../../helpers/smtp.ts';
@@ -57,35 +58,6 @@ const cellOf = (value: string | string[] | undefined) =>
 
 /** Jakarta's wall clock of an instant, as the file shows it (Excel times have no zone). */
 const jakartaWall = (iso: string) => new Date(Date.parse(iso) + 7 * 3_600_000);
-
-/** A CSV of RFC 4180 as its rows of cells. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i] as string;
-    if (quoted) {
-      if (char === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (char === '"') quoted = false;
-      else cell += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (char === '\r' && text[i + 1] === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-      i++;
-    } else cell += char;
-  }
-  return rows;
-}
 
 describe.each(ENGINES)('the guest-list download of the key page on %s', (engine) => {
   let t: TestApp;
