@@ -8,7 +8,7 @@ import { type Config, DEFAULT_MAX_EVENT_LOOP_DELAY_MS } from '../config.ts';
 import type { Store } from '../db/store.ts';
 import { carriesAnyone, type Door } from '../disclosures/disclosure.ts';
 import type { DisclosureRecorder } from '../disclosures/disclosure-log.ts';
-import { RELAYED_READ_HEADER, type RelayedReads } from '../disclosures/relayed-reads.ts';
+import type { RelayedReads } from '../disclosures/relayed-reads.ts';
 import { accessLog } from '../http/access-log.ts';
 import { authenticateKey, requireKey } from '../http/key-auth.ts';
 import type { Metrics } from '../http/metrics.ts';
@@ -203,8 +203,10 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
       const { key } = request;
       const campaignId = campaignOf(request, 'record').campaign.id;
       // A hosted tool's read stays in this process: what its answer carries is recorded.
-      const relayed = request.headers[RELAYED_READ_HEADER];
-      if (deps.relayedReads.note(relayed, campaignId, disclosed.fields)) return payload;
+      const relayed = request.headers[deps.relayedReads.header];
+      if (relayed !== undefined && deps.relayedReads.note(relayed, campaignId, disclosed.fields)) {
+        return payload;
+      }
       await deps.disclosures.record({
         ...disclosed,
         at: clock.now(),

@@ -19,6 +19,8 @@ export interface RelayedCall {
  * sends the header itself is recorded as any other.
  */
 export class RelayedReads {
+  /** The header a call's requests carry its token in. */
+  readonly header = RELAYED_READ_HEADER;
   readonly #calls = new Map<string, Map<string, readonly string[]>>();
 
   open(): RelayedCall {

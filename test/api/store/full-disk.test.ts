@@ -72,10 +72,15 @@ describe.skipIf('why' in filesystem)('a full disk under the SQLite store', () =>
     fill(filler);
 
     // The key's first use is bookkeeping to write: it must not fail the read.
-    for (const path of ['/campaigns', '/campaigns/c/summary', '/campaigns/c/respondents']) {
+    for (const path of ['/campaigns', '/campaigns/c/summary']) {
       const response = await t.get(`/developer/v1${path}`, key);
       expect(response.status, path).toBe(200);
     }
+    // A page hands respondents over, which the disclosure record must hold first: it waits too.
+    const page = await t.get('/developer/v1/campaigns/c/respondents', key);
+    expect(page.status).toBe(503);
+    expect(page.headers['retry-after']).toBe('60');
+    expect(page.raw).not.toContain('r1');
     expect((await t.get('/readyz')).status).toBe(200);
 
     const login = () =>
@@ -107,6 +112,7 @@ describe.skipIf('why' in filesystem)('a full disk under the SQLite store', () =>
     rmSync(filler);
     const afterFreed = await login();
     expect(afterFreed.statusCode, afterFreed.body).toBe(200);
+    expect((await t.get('/developer/v1/campaigns/c/respondents', key)).status).toBe(200);
     // Written off the request path, at the next flush: here, as the app closes.
     await t.app.close();
     const row = await t.store.db
