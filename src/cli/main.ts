@@ -2,6 +2,11 @@ import { startWithSettings } from '../process-memory.ts';
 import { runCli } from './cli.ts';
 
 const args = process.argv.slice(2);
+// A reader that has had enough (`| head`) closes the pipe: the command has nothing more to say.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 // `serve` and `import` start over at once with their memory settings (see process-memory.ts).
 startWithSettings(args[0]);
 

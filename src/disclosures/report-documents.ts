@@ -63,7 +63,7 @@ export function respondentDocument(
     const who = recipient.organisation
       ? `${recipient.organisation} (${recipient.accountEmail})`
       : recipient.accountEmail;
-    lines.push(words.recipient(index + 1, who, recipient.keyLabel, recipient.keyId));
+    lines.push(`   ${words.recipient(index + 1, who, recipient.keyLabel, recipient.keyId)}`);
     for (const use of recipient.doors) {
       const fields = !use.carriedRow
         ? words.idOnly
@@ -71,15 +71,15 @@ export function respondentDocument(
           ? words.rowWithout
           : words.rowWith(use.fields.map((key) => fieldName(campaign, key)).join(', '));
       lines.push(
-        `   ${words.doorLine(words.doors[use.door], fields, time(use.first), time(use.last), use.count)}`,
+        `     ${words.doorLine(words.doors[use.door], fields, time(use.first), time(use.last), use.count)}`,
       );
     }
     const reach = recipient.removalReached;
     if (reach) {
       lines.push(
-        `   ${reach.reached ? words.reached(words.doors[reach.reached.door], time(reach.reached.at)) : words.notReached}`,
+        `     ${reach.reached ? words.reached(words.doors[reach.reached.door], time(reach.reached.at)) : words.notReached}`,
       );
-      for (const taken of reach.filesTaken) lines.push(`   ${words.filesTaken(time(taken))}`);
+      for (const taken of reach.filesTaken) lines.push(`     ${words.filesTaken(time(taken))}`);
     }
   });
   if (report.recipients.length > 0) lines.push('', words.rowFacts);

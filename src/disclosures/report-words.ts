@@ -41,7 +41,7 @@ export const REPORT_WORDS = {
     doorLine: (door: string, fields: string, first: string, last: string, count: number) =>
       `- ${door}: ${fields}; pertama ${first}, terakhir ${last}, ${count} kali`,
     idOnly: 'hanya nomor responden (pemberitahuan penghapusan)',
-    rowWith: (fields: string) => `baris Anda dengan ${fields}`,
+    rowWith: (fields: string) => `baris Anda, dengan kolom yang boleh dibacanya: ${fields}`,
     rowWithout: 'baris Anda tanpa jawaban (nomor, waktu, kehadiran)',
     reached: (door: string, when: string) =>
       `Penghapusan Anda sampai kepadanya pada ${when}, melalui ${door}.`,
@@ -128,7 +128,7 @@ export const REPORT_WORDS = {
     doorLine: (door: string, fields: string, first: string, last: string, count: number) =>
       `- ${door}: ${fields}; first ${first}, last ${last}, ${count} ${count === 1 ? 'time' : 'times'}`,
     idOnly: 'your respondent number only (a removal notice)',
-    rowWith: (fields: string) => `your row with ${fields}`,
+    rowWith: (fields: string) => `your row, with the fields it may read: ${fields}`,
     rowWithout: 'your row without answers (number, time, attendance)',
     reached: (door: string, when: string) =>
       `Your removal reached them on ${when}, through ${door}.`,
@@ -149,7 +149,7 @@ export const REPORT_WORDS = {
     notRevoked: (keyId: string) =>
       `This key is still in force: revoke it first (./bin/hadir keys revoke ${keyId}).`,
     totals: (respondents: number, campaigns: number, lines: number) =>
-      `${respondents} respondents of ${campaigns} campaigns, in ${lines} answers.`,
+      `${respondents} ${respondents === 1 ? 'respondent' : 'respondents'} of ${campaigns} ${campaigns === 1 ? 'campaign' : 'campaigns'}, in ${lines} ${lines === 1 ? 'answer' : 'answers'}.`,
     campaignTotals: (campaign: string, respondents: number) =>
       `${campaign}: ${respondents} respondents`,
     fieldCount: (field: string, respondents: number) => `  - ${field}: ${respondents} respondents`,

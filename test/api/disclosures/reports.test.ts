@@ -188,14 +188,16 @@ describe.each(ENGINES)('who received my data, on %s', (engine) => {
     expect(id.status).toBe(0);
     expect(id.stdout).toContain('LAPORAN DATA PRIBADI DAN REKAM JEJAK PEMROSESAN');
     expect(id.stdout).toContain('Katering Nusantara (mitra@katering.test)');
-    expect(id.stdout).toContain('baris Anda dengan Nama lengkap, Pilihan menu');
+    expect(id.stdout).toContain(
+      'baris Anda, dengan kolom yang boleh dibacanya: Nama lengkap, Pilihan menu',
+    );
     expect(id.stdout).toContain('Penghapusan Anda sampai kepadanya');
     expect(id.stdout).toContain('tidak dapat ditarik kembali');
     const en = await cli(['disclosures', '--respondent', 'tamu-budi', '--lang', 'en']);
     expect(en.stdout).toContain('YOUR PERSONAL DATA AND ITS PROCESSING TRAIL');
     expect(en.stdout).toContain('Your data was erased at your request');
     expect(en.stdout).toContain(
-      'a guest-list download from the portal: your row with Pilihan menu',
+      'a guest-list download from the portal: your row, with the fields it may read: Pilihan menu',
     );
     for (const document of [id.stdout, en.stdout]) {
       expect(document).not.toMatch(/tamu-sari|tamu-tini|SARI|TINI|contoh\.id/);
