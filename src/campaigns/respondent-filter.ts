@@ -56,6 +56,10 @@ export function narrowingOf(query: object): Narrowing {
       parts.push([name, statusesOf(String(value)).join(',')]);
     } else if (ANSWER_PARAMETER.test(name)) {
       const sent = [value].flat().map(String);
+      // No answer holds a NUL (PostgreSQL's text cannot): refused alike on both stores.
+      if (sent.some((text) => text.includes('\u0000'))) {
+        refuse(`query parameter '${name}' holds a NUL character, which no answer can hold`);
+      }
       values += sent.length;
       parts.push([name, JSON.stringify([...new Set(sent)].sort())]);
     }

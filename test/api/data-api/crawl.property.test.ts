@@ -60,6 +60,9 @@ const FIELDS = [
   'cursor',
   'to',
   'lang',
+  'attendanceStatus',
+  'answers[menu]',
+  'answers[menu][contains]',
 ];
 
 /** Percent-encodes every UTF-8 byte that is not unreserved (lone surrogates included). */
@@ -147,6 +150,44 @@ describe.each(ENGINES)('a crawl of every route with hostile input, on %s', (engi
         expect(answer.body.error.code).toBe('not_found');
       }
     }
+  });
+
+  it('answers a NUL in any filter value with the same 400, on respondents, summary and MCP', async () => {
+    for (const route of ['respondents', 'summary']) {
+      for (const query of [
+        'answers[menu]=%00',
+        'answers[menu][contains]=%00',
+        'answers[menu]=a%00b',
+      ]) {
+        const answer = await t.get(`/developer/v1/campaigns/c/${route}?${query}`, apiKey);
+        expect(answer.status, `${route}?${query}`).toBe(400);
+        expect(answer.body.error.message).toBe(
+          `query parameter '${decodeURIComponent(query.split('=')[0] as string)}' holds a NUL character, which no answer can hold`,
+        );
+      }
+    }
+    const tool = await t.app.inject({
+      method: 'POST',
+      url: '/developer/mcp',
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      payload: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'list_respondents',
+          arguments: { campaignId: 'c', answers: { menu: { equals: ['a\u0000b'] } } },
+        },
+      },
+    });
+    expect(tool.statusCode).toBe(200);
+    const result = tool.json().result;
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toContain('holds a NUL character, which no answer can hold');
   });
 
   it('takes a fractional, huge or wordy "send again" period as a day', async () => {
