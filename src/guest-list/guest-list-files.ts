@@ -26,18 +26,31 @@ export interface GuestListHeadings {
 }
 
 /**
- * What a spreadsheet would take for the start of a formula: OWASP's list, their full-width
- * look-alikes (which spreadsheets in East Asian locales read as the same), and any of them
- * behind spaces a spreadsheet skips (a space, a no-break space, a zero-width space or joiner).
+ * Whether a spreadsheet would take a text for a formula, by rule rather than by list: after the
+ * compatibility normalisation (NFKC, which makes full-width and small look-alikes the characters
+ * they look like), every leading separator (Unicode category Z) and control, format or other
+ * invisible character (category C) is skipped, as spreadsheets skip them; a tab or carriage
+ * return among them, or `=`, `+`, `-`, the minus sign, `@` or `|` after them, starts a formula.
  */
-const FORMULA_START = /^[ \u00a0\u200b-\u200d\u2060\ufeff]*[=+\-@\t\r\uff1d\uff0b\uff0d\uff20]/;
+export function startsAFormula(text: string): boolean {
+  const first = text.charCodeAt(0);
+  // Most cells start with a printable ASCII character, which no normalisation turns into another.
+  if (first > 0x20 && first < 0x7f) return FORMULA_ASCII.includes(text[0] as string);
+  const normal = text.normalize('NFKC');
+  const skipped = INVISIBLE_START.exec(normal)?.[0] ?? '';
+  return /[\t\r]/.test(skipped) || FORMULA_START.test(normal.slice(skipped.length));
+}
+
+const FORMULA_ASCII = '=+-@|';
+const INVISIBLE_START = /^[\p{Z}\p{C}]*/u;
+const FORMULA_START = /^[=+\-@|\u2212]/;
 
 /**
  * A cell's text made safe to open: one that a spreadsheet would read as a formula gets a leading
  * apostrophe, which shows it as the text it is.
  */
 export function neutralised(text: string): string {
-  return FORMULA_START.test(text) ? `'${text}` : text;
+  return startsAFormula(text) ? `'${text}` : text;
 }
 
 /** A multi-select answer in one cell. */

@@ -35,15 +35,29 @@ export function createPrivateFile(file: string): void {
 export type RowSource = () => AsyncIterable<MirrorRow>;
 
 /**
- * What a spreadsheet would take for the start of a formula: =, +, -, @, tab or CR, their
- * full-width look-alikes, and any of them behind spaces a spreadsheet skips (the server's
- * guest-list files guard the same way).
+ * Whether a spreadsheet would take a text for a formula, by rule rather than by list: after the
+ * compatibility normalisation (NFKC, which makes full-width and small look-alikes the characters
+ * they look like), every leading separator (Unicode category Z) and control, format or other
+ * invisible character (category C) is skipped, as spreadsheets skip them; a tab or carriage
+ * return among them, or `=`, `+`, `-`, the minus sign, `@` or `|` after them, starts a formula
+ * (the server's guest-list files guard the same way).
  */
-const FORMULA_START = /^[ \u00a0\u200b-\u200d\u2060\ufeff]*[=+\-@\t\r\uff1d\uff0b\uff0d\uff20]/;
+function startsAFormula(text: string): boolean {
+  const first = text.charCodeAt(0);
+  // Most cells start with a printable ASCII character, which no normalisation turns into another.
+  if (first > 0x20 && first < 0x7f) return FORMULA_ASCII.includes(text[0] as string);
+  const normal = text.normalize('NFKC');
+  const skipped = INVISIBLE_START.exec(normal)?.[0] ?? '';
+  return /[\t\r]/.test(skipped) || FORMULA_START.test(normal.slice(skipped.length));
+}
+
+const FORMULA_ASCII = '=+-@|';
+const INVISIBLE_START = /^[\p{Z}\p{C}]*/u;
+const FORMULA_START = /^[=+\-@|\u2212]/;
 
 /** A CSV cell: quoted when needed; a formula's start is defused so spreadsheets never run it. */
 export function csvCell(value: string): string {
-  const safe = FORMULA_START.test(value) ? `'${value}` : value;
+  const safe = startsAFormula(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
