@@ -67,6 +67,23 @@ export function hostedMcpRoutes(deps: HostedMcpDeps): FastifyPluginAsync {
   const questionsOfKey = new LRUCache<string, CampaignQuestions>({ max: MOST_KEYS });
 
   return async (app) => {
+    // The tools refuse a question or argument named "__proto__" by its name; the default parser
+    // would refuse the whole body as not JSON first. JSON.parse keeps it as a plain key, and no
+    // message reaches the tools with one anywhere else (strayProto).
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+      try {
+        done(null, JSON.parse(body as string));
+      } catch (error) {
+        done(
+          new ApiError(
+            'invalid_parameter',
+            `the body is not valid JSON: ${(error as Error).message}`,
+          ),
+          undefined,
+        );
+      }
+    });
     // JSON-RPC, which an OpenAPI description cannot show: described in the guide instead.
     app.post(
       MCP_PATH,
@@ -80,6 +97,17 @@ export function hostedMcpRoutes(deps: HostedMcpDeps): FastifyPluginAsync {
             'forbidden',
             `origin ${origin} may not use the MCP endpoint: the operator lists the browser origins that may (MCP_ALLOWED_ORIGINS)`,
           );
+        }
+        const stray = strayProto(request.body);
+        if (stray !== undefined) {
+          return reply.code(200).send({
+            jsonrpc: '2.0',
+            id: (request.body as { id?: unknown })?.id ?? null,
+            error: {
+              code: -32602,
+              message: `${stray} is named "__proto__", which names nothing here: give tools, arguments and questions by their names`,
+            },
+          });
         }
         const bearer = bearerToken(request.headers.authorization);
         const verification = await verifyKey(deps.store, { bearer }, deps.clock.now());
@@ -155,6 +183,22 @@ export function hostedMcpRoutes(deps: HostedMcpDeps): FastifyPluginAsync {
       });
     }
   };
+}
+
+/** Where the tools refuse `__proto__` themselves: among a call's arguments, and its answers filter. */
+const PROTO_REFUSED_BY_TOOLS = new Set(['params.arguments', 'params.arguments.answers']);
+
+/** The first place a message names `__proto__` that no tool refuses by name, if any. */
+function strayProto(value: unknown, path = ''): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (Object.hasOwn(value, '__proto__') && !PROTO_REFUSED_BY_TOOLS.has(path)) {
+    return path === '' ? 'a key of the message' : `a key of ${path}`;
+  }
+  for (const [key, inner] of Object.entries(value)) {
+    const found = strayProto(inner, path === '' ? key : `${path}.${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 /**

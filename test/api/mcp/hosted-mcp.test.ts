@@ -136,6 +136,47 @@ describe('the hosted MCP endpoint', () => {
     expect((await unknown.json()).error.message).toBe('the API key is not known');
   });
 
+  it('says whose mistake a call is: __proto__ refused by name, a wrong shape as invalid params', async () => {
+    const send = async (params: string) => {
+      const answer = await fetch(endpoint, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key.key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":${params}}`,
+      });
+      const text = await answer.text();
+      expect(answer.status, `${params}: ${text}`).toBe(200);
+      return JSON.parse(text) as {
+        error?: { code: number; message: string };
+        result?: { isError: boolean; content: Array<{ text: string }> };
+      };
+    };
+    const proto = await send('{"name":"list_respondents","arguments":{"__proto__":{"x":1}}}');
+    expect(proto.result?.isError).toBe(true);
+    expect(proto.result?.content[0]?.text).toContain('list_respondents takes no "__proto__"');
+    const question = await send(
+      `{"name":"list_respondents","arguments":{"campaignId":"${WEDDING}","answers":{"__proto__":{"equals":["x"]}}}}`,
+    );
+    expect(question.result?.content[0]?.text).toContain('answers names no question "__proto__"');
+    const elsewhere = await send('{"name":"list_campaigns","__proto__":{}}');
+    expect(elsewhere.error).toEqual({
+      code: -32602,
+      message:
+        'a key of params is named "__proto__", which names nothing here: give tools, arguments and questions by their names',
+    });
+    expect((await send('{"name":"list_respondents","arguments":"str"}')).error).toEqual({
+      code: -32602,
+      message:
+        'list_respondents takes its arguments as an object, e.g. {"campaignId": "pernikahan-rina-bayu"}, not a string',
+    });
+    expect((await send('{"name":7}')).error?.message).toBe(
+      'tools/call names its tool in params.name, a string, not a number',
+    );
+  });
+
   it('refuses a browser origin that is not configured with 403', async () => {
     const post = (origin: string) =>
       postMcp(endpoint, { method: 'ping' }, { authorization: `Bearer ${key.key}`, origin });
