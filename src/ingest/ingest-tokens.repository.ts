@@ -63,6 +63,16 @@ export async function findIngestTokenByHash(
   return row ? shaped(row) : undefined;
 }
 
+/** The SHA-256 of every token not revoked: the platform has a few at most. */
+export async function findLiveIngestTokenHashes(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db
+    .selectFrom('ingest_tokens')
+    .select('token_hash')
+    .where('revoked_at', 'is', null)
+    .execute();
+  return rows.map((row) => row.token_hash);
+}
+
 export async function listIngestTokens(db: Kysely<Database>): Promise<IngestTokenRecord[]> {
   const rows = await db.selectFrom('ingest_tokens').select(columns).orderBy('created_at').execute();
   return rows.map(shaped);

@@ -14,7 +14,7 @@ import {
 } from './ingest.service.ts';
 import { type IngestTokenRecord, noteIngestTokenUsed } from './ingest-tokens.repository.ts';
 import { type IngestCaller, verifyIngestToken } from './ingest-tokens.service.ts';
-import { TokenRefusals } from './token-refusals.ts';
+import { TokenRefusals, TokensInForce } from './token-refusals.ts';
 
 export const INGEST_PREFIX = '/ingest/v1';
 
@@ -108,9 +108,10 @@ export function ingestRoutes(settings: IngestSettings): FastifyPluginAsync {
       (_request, body, done) => done(null, body),
     );
     const refusals = new TokenRefusals(settings.refusedTokensPerMinute ?? 60, settings.clock);
+    const inForce = new TokensInForce(settings.store, settings.clock);
     ingest.addHook('onRequest', async (request: FastifyRequest) => {
       const wait = refusals.waitOf(request.ip);
-      if (wait > 0) {
+      if (wait > 0 && !(await inForce.holds(request.headers.authorization))) {
         throw new ApiError(
           'rate_limited',
           `too many refused ingest tokens from this address: try again in ${wait} s`,

@@ -126,6 +126,30 @@ describe.each(ENGINES)(
       expect((await stranger(61)).statusCode).toBe(401);
     });
 
+    it('never holds off the good token, whatever its address sent (a shared NAT, a proxy)', async () => {
+      const shared = '198.51.100.7';
+      for (let n = 0; n < 300; n++) {
+        await postBatch(
+          t.app,
+          { token: `hadir_it_${String(n).padStart(64, '1')}`, key: `guess-${n}`, body: '' },
+          shared,
+        );
+      }
+      const guess = await postBatch(
+        t.app,
+        { token: `hadir_it_${'2'.repeat(64)}`, key: 'guess-again', body: '' },
+        shared,
+      );
+      expect(guess.statusCode).toBe(429);
+      const good = await postBatch(
+        t.app,
+        { token, key: 'from-behind-the-nat', body: lines(respondent('nat1', 'Tamu')) },
+        shared,
+      );
+      expect(good.statusCode, good.body).toBe(200);
+      expect(await served('nat1')).toBeDefined();
+    });
+
     it('names answers to questions the campaign does not have, by line, id and key, never the value', async () => {
       const answer = await send(
         lines(
