@@ -94,9 +94,14 @@ export function secretsFromConfig(config: Config) {
  * DATABASE_URL share them; for PostgreSQL, in ./data/secrets.json.
  */
 export function serverSecretsOf(config: Config, warn?: Warn): ServerSecrets {
+  const file = developmentSecretsFile(config);
+  return loadServerSecrets(secretsFromConfig(config), config.production, file, warn);
+}
+
+/** Where development secrets are kept for this configuration's database (see serverSecretsOf). */
+export function developmentSecretsFile(config: Pick<Config, 'databaseUrl'>): string {
   const sqlite = /^sqlite:(?!:memory:)(.+)$/.exec(config.databaseUrl);
-  const file = sqlite
+  return sqlite
     ? join(dirname((sqlite[1] as string).replace(/^\/\/(?=\/)/, '')), 'secrets.json')
     : DEVELOPMENT_SECRETS_FILE;
-  return loadServerSecrets(secretsFromConfig(config), config.production, file, warn);
 }

@@ -96,11 +96,18 @@ export function sealCredentials(
   return seal(JSON.stringify(credentials), credentialsKey(keySealKey), `export:${exportId}`);
 }
 
+/** A delivery's bucket credentials, opened (throws when `keySealKey` is not the one they took). */
+export function openCredentials(
+  sealed: string,
+  keySealKey: Buffer,
+  exportId: string,
+): BucketTarget['credentials'] {
+  return JSON.parse(openSealed(sealed, credentialsKey(keySealKey), `export:${exportId}`));
+}
+
 /** What a run needs to reach the bucket: the row's target with its credentials opened. */
 export function targetOf(row: ExportRow, keySealKey: Buffer): BucketTarget {
-  const credentials = JSON.parse(
-    openSealed(row.credentials_sealed, credentialsKey(keySealKey), `export:${row.id}`),
-  ) as BucketTarget['credentials'];
+  const credentials = openCredentials(row.credentials_sealed, keySealKey, row.id);
   return {
     bucket: row.bucket,
     prefix: row.prefix,

@@ -18,6 +18,12 @@ import { parseDatabaseUrl, type Store } from '../../db/connect.ts';
 import { DomainError } from '../../errors.ts';
 import { type Command, type Context, required, withStore } from '../command.ts';
 import { counted } from '../plural.ts';
+import {
+  carrySecrets,
+  sealedInSqliteFile,
+  sealedInStore,
+  secretsForRestore,
+} from '../sealed-secrets.ts';
 import { UsageError } from '../usage-error.ts';
 
 function megabytes(bytes: number): string {
@@ -58,15 +64,17 @@ export const BACKUP_COMMANDS: Record<string, Command> = {
       const location = storedDatabase(context);
       if (location.engine === 'postgres') {
         const dump = await backupPostgres(location.connectionString, target, context.io.env);
+        const secrets = await carrySecrets(context.config, target);
         return {
-          json: { engine: 'postgres', ...dump },
-          text: `Backed up the PostgreSQL database to ${dump.file} (${megabytes(dump.bytes)}, pg_dump custom format, ${counted(dump.tables, 'table')}; readable by you alone).\nRestore it with pg_restore: see docs/operating.md, "Backups".`,
+          json: { engine: 'postgres', ...dump, ...(secrets ? { secrets } : {}) },
+          text: `Backed up the PostgreSQL database to ${dump.file} (${megabytes(dump.bytes)}, pg_dump custom format, ${counted(dump.tables, 'table')}; readable by you alone).${secretsLine(secrets)}\nRestore it with ./bin/hadir restore --from FILE --into postgres://…/NEW_DATABASE: see docs/operating.md, "Backups".`,
         };
       }
       const check = await backupSqlite(location.path, target);
+      const secrets = await carrySecrets(context.config, target);
       return {
-        json: { engine: 'sqlite', ...check },
-        text: `Backed up ${location.path} to ${check.file} (${megabytes(check.bytes)}, readable by you alone): ${contents(check)}; integrity check ok, schema ${check.schema}.`,
+        json: { engine: 'sqlite', ...check, ...(secrets ? { secrets } : {}) },
+        text: `Backed up ${location.path} to ${check.file} (${megabytes(check.bytes)}, readable by you alone): ${contents(check)}; integrity check ok, schema ${check.schema}.${secretsLine(secrets)}`,
       };
     },
   },
@@ -85,6 +93,10 @@ export const BACKUP_COMMANDS: Record<string, Command> = {
           '--into is for PostgreSQL: a SQLite backup is restored in place of DATABASE_URL',
         );
       }
+      if (!existsSync(backup)) throw new DomainError('not_found', `${backup} does not exist`);
+      // Its sealed credentials must open here, or deliveries and notifications stop after it.
+      const secrets = await secretsForRestore(context.config, backup, sealedInSqliteFile(backup));
+      if (secrets.problem) throw new DomainError('invalid', secrets.problem);
       const restored = restoreSqlite(backup, location.path, new Date(context.clock.now()));
       const removed = restored.replacedKeptAt
         ? await removedInFile(restored.replacedKeptAt)
@@ -103,6 +115,9 @@ export const BACKUP_COMMANDS: Record<string, Command> = {
         },
         text: [
           `Restored ${backup} into ${location.path}: ${contents(now)}.`,
+          secrets.placed
+            ? `The development secrets it was sealed with are in place: ${secrets.placed}.`
+            : '',
           carriedLine(carried),
           restored.replacedKeptAt
             ? `The database it replaced is kept at ${restored.replacedKeptAt}; delete it once you no longer need it (it holds personal data).`
@@ -114,6 +129,13 @@ export const BACKUP_COMMANDS: Record<string, Command> = {
     },
   },
 };
+
+/** Where a backup's development secrets went, in a sentence (nothing when it took none). */
+function secretsLine(secrets: string | undefined): string {
+  return secrets
+    ? `\nThe development secrets its sealed credentials open with are in ${secrets} (readable by you alone): keep it with the backup; restore puts it back.`
+    : '';
+}
 
 /** What a restore removed again, in a sentence (nothing when it removed nothing). */
 function carriedLine(carried: Carried): string {
@@ -145,7 +167,7 @@ async function restoreIntoPostgres(context: Context, backup: string) {
   if (!existsSync(backup)) throw new DomainError('not_found', `${backup} does not exist`);
   const removed = await removedInCurrent(context);
   await restorePostgres(backup, into, context.io.env);
-  const { carried, counts, compaction } = await withStore(
+  const { carried, counts, compaction, secrets } = await withStore(
     context,
     async (store) => {
       const carried = removed
@@ -155,10 +177,21 @@ async function restoreIntoPostgres(context: Context, backup: string) {
       // it yet, so it is compacted now rather than left to an operator who may not know.
       const compaction =
         carried.respondents + carried.campaigns > 0 ? await store.compact() : undefined;
-      return { carried, counts: await countContents(store), compaction };
+      const secrets = await secretsForRestore(
+        context.config,
+        backup,
+        await sealedInStore(store.db),
+      );
+      return { carried, counts: await countContents(store), compaction, secrets };
     },
     { url: into },
   );
+  if (secrets.problem) {
+    throw new DomainError(
+      'invalid',
+      `restored into ${redacted(into)}, but ${secrets.problem.replace('nothing was changed', 'the database in use was not changed')}`,
+    );
+  }
   return {
     json: {
       engine: 'postgres',
