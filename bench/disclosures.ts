@@ -23,6 +23,7 @@ import { addExport, removeExport } from '../src/exports/exports.service.ts';
 import { importDocument } from '../src/import/import.service.ts';
 import { KeyUsage } from '../src/keys/key-usage.ts';
 import { issueKey } from '../src/keys/keys.service.ts';
+import { systemResolver } from '../src/outbound/resolver.ts';
 import { Speedups } from '../src/speedups.ts';
 import { S3_CREDENTIALS } from '../test/helpers/s3-server.ts';
 import { clientHeaders, LIMIT, serverEnv } from './cases.ts';
@@ -177,6 +178,7 @@ export async function measureRecordedDelivery(
         campaigns: reads.campaigns,
         keyUsage,
         disclosures,
+        resolve: systemResolver,
         speedups: Speedups.ALL_ON,
       });
       const started = performance.now();

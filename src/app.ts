@@ -29,6 +29,7 @@ import { INGEST_PREFIX, type IngestSettings, ingestRoutes } from './ingest/inges
 import { KeyUsage } from './keys/key-usage.ts';
 import type { Mailer } from './mail/mailer.ts';
 import { hostedMcpRoutes } from './mcp/hosted-mcp.routes.ts';
+import { type Resolver, systemResolver } from './outbound/resolver.ts';
 import { PORTAL_BODY_LIMIT_BYTES, portalRoutes } from './portal/portal.routes.ts';
 import {
   createPortalService,
@@ -105,6 +106,8 @@ export interface AppDeps {
   ingest?: Pick<IngestSettings, 'maxConcurrentBatches' | 'scrubAfterMs' | 'refusedTokensPerMinute'>;
   /** Runs the scheduled bucket deliveries that fall due while it listens (see ExportWorker). */
   runsExports?: boolean;
+  /** How the hosts holders type are looked up (see dnsResolver); the system's name servers when not given. */
+  resolve?: Resolver;
   /** A span for each request (traces are on: see src/tracing). */
   tracing?: boolean;
 }
@@ -217,6 +220,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       campaigns: reads.campaigns,
       keyUsage,
       disclosures,
+      resolve: deps.resolve ?? systemResolver,
+      allowPrivateNetworks: deps.portal.webhooksAllowPrivateNetworks,
       speedups,
       // Ids and counts only: a run's files hold answers, its log line never does.
       onRun: (exportId, outcome) => {

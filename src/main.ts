@@ -26,7 +26,7 @@ import { createLoggers } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { queueState } from './notifications/deliveries.repository.ts';
 import { startNotifications } from './notifications/notifications.ts';
-import { systemResolver } from './notifications/webhook-sender.ts';
+import { systemResolver } from './outbound/resolver.ts';
 import { ADDRESS_ATTEMPTS_PER_MINUTE } from './portal/lockout.ts';
 import { endpointDisabledMail } from './portal-pages/messages.ts';
 import { connectRedis } from './redis.ts';

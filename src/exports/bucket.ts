@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { RUN_NAME } from './export-schedule.ts';
-import { BucketError, type BucketTarget, s3Requests, text, texts } from './s3-requests.ts';
+import {
+  BucketError,
+  type BucketLookups,
+  type BucketTarget,
+  s3Requests,
+  text,
+  texts,
+} from './s3-requests.ts';
 
 /** An object as it was stored: its size and SHA-256 (hex), and the rows its writer wrote. */
 export interface StoredObject {
@@ -42,8 +49,8 @@ const PART_BYTES = 5 * 1024 * 1024;
  * A client of one S3-compatible bucket: the few operations a delivery needs (see s3-requests.ts
  * for how each is sent), an upload holding one part at a time.
  */
-export async function openBucket(target: BucketTarget): Promise<Bucket> {
-  const { send, close } = s3Requests(target);
+export async function openBucket(target: BucketTarget, lookups: BucketLookups): Promise<Bucket> {
+  const { send, close } = s3Requests(target, lookups);
   const top = target.prefix === '' ? '' : `${target.prefix}/`;
 
   /** Every object key under `prefix`, a listing page at a time. */

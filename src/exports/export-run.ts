@@ -12,6 +12,7 @@ import { keyStatus, lifetimeOf } from '../key-in-force.ts';
 import type { KeyUsage } from '../keys/key-usage.ts';
 import { findScopesOfKeys } from '../keys/keys.repository.ts';
 import { type AuthenticatedKey, verifyKey } from '../keys/keys.service.ts';
+import type { Resolver } from '../outbound/resolver.ts';
 import { readHorizon } from '../removals/removals.repository.ts';
 import type { Speedups } from '../speedups.ts';
 import { openBucket } from './bucket.ts';
@@ -28,6 +29,10 @@ export interface RunDeps {
   keyUsage: KeyUsage;
   /** Where each file's rows are recorded as handed over, before they are written. */
   disclosures: DisclosureRecorder;
+  /** How a holder's bucket endpoint is looked up (never getaddrinfo, see dnsResolver). */
+  resolve: Resolver;
+  /** WEBHOOKS_ALLOW_PRIVATE_NETWORKS: a holder's bucket may be on this machine (development). */
+  allowPrivateNetworks?: boolean;
   /** Whether files are written on a thread of their own ('file-thread'), as downloads are. */
   speedups: Speedups;
 }
@@ -144,7 +149,10 @@ export async function deliverRun(
       'the credentials cannot be opened: KEY_SEAL_SECRET changed since the delivery was set up; add it again',
     );
   }
-  const bucket = await openBucket(target);
+  const bucket = await openBucket(target, {
+    resolve: deps.resolve,
+    allowPrivateNetworks: deps.allowPrivateNetworks === true,
+  });
   try {
     const files: DeliveredFile[] = [];
     for (const access of readable) {

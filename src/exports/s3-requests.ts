@@ -1,9 +1,7 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { AwsV4Signer } from 'aws4fetch';
-import { refusedAddress } from '../notifications/address-guard.ts';
+import { lookupThrough, type Resolver } from '../outbound/resolver.ts';
 
 /** Where a delivery writes: an S3-compatible bucket, a prefix in it, and how to reach it. */
 export interface BucketTarget {
@@ -22,28 +20,12 @@ const TRIES = 3;
 /** The most of an answer's body that is read: a listing page of 1,000 keys is well under it. */
 const ANSWER_BYTES = 4 * 1024 * 1024;
 
-/** A lookup that refuses loopback, private and the other addresses a partner's URL must not reach. */
-const publicLookup: LookupFunction = (host, options, callback) => {
-  dnsLookup(host, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, '', 0);
-    const list = addresses as LookupAddress[];
-    for (const { address } of list) {
-      const refused = refusedAddress(address);
-      if (refused) {
-        return callback(
-          Object.assign(new Error(`${host} resolves to ${address}, and ${refused}`), {
-            code: 'EREFUSEDADDRESS',
-          }),
-          '',
-          0,
-        );
-      }
-    }
-    const first = list[0] as LookupAddress;
-    if ((options as { all?: boolean }).all) (callback as (...args: unknown[]) => void)(null, list);
-    else callback(null, first.address, first.family);
-  });
-};
+/** How a holder's bucket endpoint is looked up. */
+export interface BucketLookups {
+  resolve: Resolver;
+  /** WEBHOOKS_ALLOW_PRIVATE_NETWORKS: a holder's bucket may be on this machine (development). */
+  allowPrivateNetworks?: boolean;
+}
 
 /** An S3 error answer: its code (NoSuchBucket, AccessDenied…) and HTTP status. */
 export class BucketError extends Error {
@@ -87,11 +69,15 @@ export interface Answer {
  * take some 36 MB of a serving process's memory for the few operations a delivery needs
  * (docs/performance.md, Deliveries to a bucket).
  */
-export function s3Requests(target: BucketTarget) {
+export function s3Requests(target: BucketTarget, lookups: BucketLookups) {
+  const publicOnly = !lookups.allowPrivateNetworks;
   const agentOptions = {
     keepAlive: true,
     maxSockets: 2,
-    ...(target.publicOnly ? { lookup: publicLookup } : {}),
+    // A holder's endpoint is looked up by the resolver, never getaddrinfo (whose few threads one
+    // silent name server would hold for every other lookup), and must be public; an operator's
+    // own bucket is looked up as the system does (its /etc/hosts, its resolver).
+    ...(target.publicOnly ? { lookup: lookupThrough(lookups.resolve, { publicOnly }) } : {}),
   };
   const agent = target.endpoint.startsWith('https:')
     ? new https.Agent(agentOptions)

@@ -1,49 +1,10 @@
-import { Resolver as DnsResolver } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { refusedAddress } from './address-guard.ts';
+import { refusedAddress } from '../outbound/address-guard.ts';
+import type { Resolver } from '../outbound/resolver.ts';
 
-/** Every address a host name resolves to (injected in tests: no test resolves a real name). */
-export type Resolver = (
-  host: string,
-) => Promise<ReadonlyArray<{ address: string; family: number }>>;
-
-/** How long one question to a DNS server may wait, and how often it is asked. */
-const DNS_TRY_MS = 2_000;
-const DNS_TRIES = 2;
-
-/**
- * Resolves through DNS itself (c-ares), with a deadline of its own, rather than the system's
- * getaddrinfo: that runs on libuv's few shared threads and cannot be abandoned, so one
- * endpoint whose name server never answers would hold them all, and every other endpoint's
- * lookup (and the process's file reads) would queue behind it. Here each question waits its
- * own timeout, and many wait at once. `servers` (host:port) replace the system's name servers.
- * Names in /etc/hosts are not consulted: endpoints are public hosts.
- */
-export function dnsResolver(options: { servers?: readonly string[] } = {}): Resolver {
-  const resolver = new DnsResolver({ timeout: DNS_TRY_MS, tries: DNS_TRIES });
-  if (options.servers) resolver.setServers([...options.servers]);
-  return async (host) => {
-    // RFC 6761: localhost is this machine, without asking anyone (a name server may not know it).
-    const name = host.replace(/\.$/, '');
-    if (name === 'localhost' || name.endsWith('.localhost')) {
-      return [
-        { address: '127.0.0.1', family: 4 },
-        { address: '::1', family: 6 },
-      ];
-    }
-    const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
-    const addresses = [
-      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
-      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
-    ];
-    if (addresses.length > 0) return addresses;
-    throw v4.status === 'rejected' ? v4.reason : new Error(`${host} has no address`);
-  };
-}
-
-export const systemResolver: Resolver = dnsResolver();
+export type { Resolver };
 
 export interface SenderOptions {
   resolve: Resolver;

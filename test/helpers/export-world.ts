@@ -9,6 +9,7 @@ import {
   type NewExport,
 } from '../../src/exports/exports.service.ts';
 import { KeyUsage } from '../../src/keys/key-usage.ts';
+import { type Resolver, systemResolver } from '../../src/outbound/resolver.ts';
 import { Speedups } from '../../src/speedups.ts';
 import { logCapture, TEST_SECRETS } from './app.ts';
 import type { ManualClock } from './clock.ts';
@@ -33,7 +34,12 @@ export interface TestManifest {
 export const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** A store, a clock, a local bucket and a worker that delivers to it, as a serving process would. */
-export function exportWorld(store: Store, clock: ManualClock, s3: TestS3) {
+export function exportWorld(
+  store: Store,
+  clock: ManualClock,
+  s3: TestS3,
+  resolve: Resolver = systemResolver,
+) {
   const keyUsage = new KeyUsage(store.db, logCapture().logger, 3_600_000);
   const settings: ExportSettings = {
     store,
@@ -53,6 +59,7 @@ export function exportWorld(store: Store, clock: ManualClock, s3: TestS3) {
       campaigns: reads.campaigns,
       keyUsage,
       disclosures: new DisclosureLog(settings.store),
+      resolve,
       speedups: Speedups.ALL_ON,
       ...options,
     });

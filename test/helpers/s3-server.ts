@@ -28,6 +28,8 @@ export async function startS3Server(buckets: string[]): Promise<TestS3> {
     address: '127.0.0.1',
     port: 0,
     silent: true,
+    // Path-style only, as Hadir sends: a bucket reached by a name is not taken for its host.
+    vhostBuckets: false,
     directory,
     configureBuckets: buckets.map((name) => ({ name, configs: [] })),
   });

@@ -1,13 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
 import { describe, expect, it } from 'vitest';
-import { refusedAddress } from '../../src/notifications/address-guard.ts';
 import {
   endpointUrlProblem,
   postNotification,
   type Resolver,
   urlProblem,
 } from '../../src/notifications/webhook-sender.ts';
+import { refusedAddress } from '../../src/outbound/address-guard.ts';
 
 const REFUSED = [
   '127.0.0.1',

@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { dnsResolver, postNotification } from '../../src/notifications/webhook-sender.ts';
+import { postNotification } from '../../src/notifications/webhook-sender.ts';
+import { dnsResolver } from '../../src/outbound/resolver.ts';
 import { startNameServer } from '../helpers/name-server.ts';
 
 describe('the resolver of notification deliveries', () => {

@@ -13,6 +13,7 @@ import {
   removeExport,
 } from '../../exports/exports.service.ts';
 import { KeyUsage } from '../../keys/key-usage.ts';
+import { systemResolver } from '../../outbound/resolver.ts';
 import { serverSecretsOf } from '../../secrets.ts';
 import { Speedups } from '../../speedups.ts';
 import {
@@ -167,6 +168,7 @@ export const EXPORT_COMMANDS: Record<string, Command> = {
             campaigns: reads.campaigns,
             keyUsage,
             disclosures,
+            resolve: systemResolver,
             speedups: Speedups.ALL_ON,
           });
           return await worker.runNow(id);
