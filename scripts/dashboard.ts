@@ -63,20 +63,20 @@ const ROWS: Array<{ title: string; panels: Panel[] }> = [
     title: 'The stores',
     panels: [
       {
-        title: 'Pool connections',
+        title: 'Pool connections (PostgreSQL only)',
         description:
           'PostgreSQL pool connections of each process: total, idle, and clients waiting for one.',
         unit: 'short',
         queries: [{ expr: 'sum by (state) (hadir_db_pool_connections)', legend: '{{state}}' }],
       },
       {
-        title: 'Replica lag',
+        title: 'Replica lag (with a PostgreSQL replica only)',
         description: 'How far the read replica is behind the primary (-1: unknown or unreachable).',
         unit: 's',
         queries: [{ expr: 'max(hadir_replica_lag_seconds)', legend: 'lag' }],
       },
       {
-        title: 'Data reads by store',
+        title: 'Data reads by store (with a PostgreSQL replica only)',
         description:
           'Data requests read from the replica, or from the primary when the replica could not serve them.',
         unit: 'reqps',

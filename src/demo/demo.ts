@@ -23,6 +23,8 @@ export interface DemoSession {
   respondents: number;
   key: { id: string; key: string; expiresAt: string };
   account: { email: string; password: string };
+  /** Where Prometheus metrics are served (METRICS_PORT, or a free port). */
+  metricsUrl?: string;
 }
 
 /**
@@ -82,6 +84,8 @@ export async function runDemo(config: Config): Promise<DemoSession> {
       ...config,
       databaseUrl,
       webhooksAllowPrivateNetworks: true,
+      // The demo shows its metrics too: on METRICS_PORT, or any free port it prints.
+      metricsPort: config.metricsPort ?? 0,
     });
     stopOnSignals(server);
     return {
@@ -91,6 +95,7 @@ export async function runDemo(config: Config): Promise<DemoSession> {
       respondents: counts.respondents.upserted,
       key: issued,
       account: { email: account.email, password: account.generatedPassword ?? '' },
+      ...(server.metricsUrl ? { metricsUrl: server.metricsUrl } : {}),
     };
   } finally {
     await store.close();
@@ -121,6 +126,7 @@ export function describeDemo(demo: DemoSession): string {
     `  curl -s ${auth} "${base}/campaigns/jakarta-fun-run-2026/respondents?since=2026-11-10T00:00:00Z&limit=2"`,
     `  curl -s ${auth} ${base}/campaigns/reuni-sma3-2006/summary      # 403: not in this key's scope`,
     '',
+    ...(demo.metricsUrl ? [`Metrics (Prometheus): curl -s ${demo.metricsUrl}`] : []),
     `Operator CLI on this data: DATABASE_URL=${demo.database} ./bin/hadir keys list`,
     `Who received a guest's data (once the key has read them): DATABASE_URL=${demo.database} ./bin/hadir disclosures --respondent pernikahan-00400`,
     'Change notifications may go to this machine in the demo (WEBHOOKS_ALLOW_PRIVATE_NETWORKS=1):',

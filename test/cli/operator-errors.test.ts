@@ -259,6 +259,12 @@ describe('operator CLI errors', () => {
         headers: { authorization: `Bearer ${key}` },
       });
       expect(still.status).toBe(200);
+      // Its metrics are served on the port it printed.
+      const metricsUrl = /Metrics \(Prometheus\): curl -s (\S+)/.exec(demo.output())?.[1];
+      expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      const scraped = await fetch(metricsUrl as string);
+      expect(scraped.status).toBe(200);
+      expect(await scraped.text()).toContain('hadir_http_requests_total');
       // One readable line per request, not JSON.
       await until(
         () => demo.output().includes('GET /developer/v1/campaigns → 200'),

@@ -45,6 +45,27 @@ describe('the Grafana dashboard in deploy/grafana', () => {
     expect(unknown).toEqual([]);
   });
 
+  it('names PostgreSQL in the title of each panel a SQLite server leaves empty', () => {
+    // A SQLite store has no pool, and no replica to lag or to read from.
+    const postgresOnly = [
+      'hadir_db_pool_connections',
+      'hadir_replica_lag_seconds',
+      'hadir_data_reads_total',
+    ];
+    const { panels } = dashboard() as {
+      panels: Array<{ type: string; title: string; targets?: Array<{ expr: string }> }>;
+    };
+    const needing = panels.filter(
+      (panel) =>
+        panel.type !== 'row' &&
+        (panel.targets ?? []).every((target) =>
+          postgresOnly.some((name) => target.expr.includes(name)),
+        ),
+    );
+    expect(needing.length).toBe(3);
+    for (const panel of needing) expect(panel.title).toMatch(/PostgreSQL/);
+  });
+
   it('has no panel without a query, and one row for each part of the path', () => {
     const { panels } = dashboard() as { panels: Array<{ type: string; targets?: unknown[] }> };
     const rows = panels.filter((panel) => panel.type === 'row');
