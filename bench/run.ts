@@ -1,4 +1,4 @@
-// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,deliveries,compression,pgbouncer,distinct,traces,disclosures]
+// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,deliveries,compression,pgbouncer,distinct,traces,disclosures,cli]
 // [--against REF]: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
 // cluster; loads every case (each right after a plain node:http ceiling); loads PostgreSQL's
 // first and deepest pages in turn with a conventional Fastify + pg server, and splits the CPU of
@@ -29,6 +29,7 @@ import {
 import { measureAgents } from './agents.ts';
 import { measureAskServer } from './ask-server.ts';
 import { benchCases, clientHeaders, LIMIT, PAGE_ONE_PATH, serverEnv } from './cases.ts';
+import { measureCliStart } from './cli-start.ts';
 import { measureCompression } from './compression.ts';
 import { perRequest, watchCpu } from './cpu-split.ts';
 import { measureDeliveries } from './deliveries.ts';
@@ -59,7 +60,7 @@ const { values: args } = parseArgs({
     only: {
       type: 'string',
       default:
-        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,deliveries,compression,pgbouncer,distinct,traces,disclosures',
+        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,deliveries,compression,pgbouncer,distinct,traces,disclosures,cli',
     },
     against: { type: 'string' },
   },
@@ -432,6 +433,11 @@ async function main(): Promise<void> {
     log('Agents: hadir-mcp installed from its tarball, and the vegetarian question on the demo');
     const row = await measureAgents(log);
     writeDated('agents', { mcpFirstToolsListMs: 1000, calls: 2, characters: 8000 }, row);
+    if (parts.size === 1) return;
+  }
+  if (parts.has('cli')) {
+    log('The CLI: how long a command takes from the shell, on the build');
+    writeDated('cli-start', { medianMs: 500 }, measureCliStart(log));
     if (parts.size === 1) return;
   }
   if (parts.has('downloads')) {

@@ -80,7 +80,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     onIdleError,
     onWarning: warn,
     rememberReads,
-    traced,
+    traceStatements: tracing?.traceStatements,
   });
   // Nothing left to do but for a private in-memory store, which only this connection sees.
   await migrateToLatest(store);
@@ -91,7 +91,7 @@ export async function startServer(config: Config): Promise<RunningServer> {
     );
   }
   const readStore = config.databaseReadUrl
-    ? openStore(config.databaseReadUrl, { onIdleError, traced })
+    ? openStore(config.databaseReadUrl, { onIdleError, traceStatements: tracing?.traceStatements })
     : undefined;
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : undefined;
   const metrics = new Metrics({ processMetrics: true });

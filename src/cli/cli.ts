@@ -5,34 +5,63 @@ import { loadConfig } from '../config.ts';
 import { isStoreFull } from '../db/store-errors.ts';
 import { ConfigError, DomainError } from '../errors.ts';
 import type { CliIo, Command } from './command.ts';
-import { ACCOUNT_COMMANDS } from './commands/accounts.ts';
-import { BACKUP_COMMANDS } from './commands/backup.ts';
-import { DISCLOSURE_COMMANDS } from './commands/disclosures.ts';
-import { EXPORT_COMMANDS } from './commands/exports.ts';
-import { IMPORT_COMMANDS } from './commands/import.ts';
-import { INGEST_TOKEN_COMMANDS } from './commands/ingest-tokens.ts';
-import { KEY_COMMANDS } from './commands/keys.ts';
-import { REMOVAL_COMMANDS } from './commands/removals.ts';
-import { SERVING_COMMANDS } from './commands/serving.ts';
-import { STATUS_COMMANDS } from './commands/status.ts';
-import { WEBHOOK_COMMANDS } from './commands/webhooks.ts';
+import { USAGES } from './usage.generated.ts';
 import { UsageError } from './usage-error.ts';
 
 export type { CliIo } from './command.ts';
 
-export const COMMANDS: Record<string, Command> = {
-  ...SERVING_COMMANDS,
-  ...IMPORT_COMMANDS,
-  ...ACCOUNT_COMMANDS,
-  ...KEY_COMMANDS,
-  ...REMOVAL_COMMANDS,
-  ...DISCLOSURE_COMMANDS,
-  ...WEBHOOK_COMMANDS,
-  ...EXPORT_COMMANDS,
-  ...STATUS_COMMANDS,
-  ...INGEST_TOKEN_COMMANDS,
-  ...BACKUP_COMMANDS,
+type Commands = Record<string, Command>;
+
+/**
+ * The command groups, in the order help lists them, each loaded only when asked for: a command
+ * loads its own modules (`keys list` neither the server nor the file writers), and starts at once.
+ */
+const GROUPS = {
+  serving: () => import('./commands/serving.ts').then((group) => group.SERVING_COMMANDS),
+  import: () => import('./commands/import.ts').then((group) => group.IMPORT_COMMANDS),
+  accounts: () => import('./commands/accounts.ts').then((group) => group.ACCOUNT_COMMANDS),
+  keys: () => import('./commands/keys.ts').then((group) => group.KEY_COMMANDS),
+  removals: () => import('./commands/removals.ts').then((group) => group.REMOVAL_COMMANDS),
+  disclosures: () => import('./commands/disclosures.ts').then((group) => group.DISCLOSURE_COMMANDS),
+  webhooks: () => import('./commands/webhooks.ts').then((group) => group.WEBHOOK_COMMANDS),
+  exports: () => import('./commands/exports.ts').then((group) => group.EXPORT_COMMANDS),
+  status: () => import('./commands/status.ts').then((group) => group.STATUS_COMMANDS),
+  ingestTokens: () =>
+    import('./commands/ingest-tokens.ts').then((group) => group.INGEST_TOKEN_COMMANDS),
+  backup: () => import('./commands/backup.ts').then((group) => group.BACKUP_COMMANDS),
+} satisfies Record<string, () => Promise<Commands>>;
+
+/** The group of each command's first word (a test holds it to every command's name). */
+const GROUP_OF_WORD: Record<string, keyof typeof GROUPS> = {
+  serve: 'serving',
+  demo: 'serving',
+  import: 'import',
+  accounts: 'accounts',
+  keys: 'keys',
+  respondents: 'removals',
+  campaigns: 'removals',
+  compact: 'removals',
+  retention: 'removals',
+  disclosures: 'disclosures',
+  webhooks: 'webhooks',
+  exports: 'exports',
+  status: 'status',
+  'ingest-tokens': 'ingestTokens',
+  backup: 'backup',
+  restore: 'backup',
 };
+
+/** The commands whose first word is `word`'s (with their group's others); none for another. */
+async function commandsOf(word: string | undefined): Promise<Commands> {
+  const group = word === undefined ? undefined : GROUP_OF_WORD[word];
+  return group ? GROUPS[group]() : {};
+}
+
+/** Every command, in help's order: each group loaded. */
+export async function allCommands(): Promise<Commands> {
+  const groups = await Promise.all(Object.values(GROUPS).map((load) => load()));
+  return Object.assign({}, ...groups) as Commands;
+}
 
 /** Hadir's version from its package.json (found above this module, in the sources or in dist/). */
 function hadirVersion(): string {
@@ -54,12 +83,18 @@ function runningFrom(): string {
     : 'TypeScript sources through tsx';
 }
 
+/** The text of usage.generated.ts for these usage lines (see scripts/write-cli-usage.ts). */
+export function usageModuleText(usages: readonly string[]): string {
+  return `// Written by npm run cli-usage from every command's usage, in help's order: do not edit.\nexport const USAGES: readonly string[] = ${JSON.stringify(usages, null, 2).replace(/\n\]$/, ',\n]')};\n`;
+}
+
+/** The whole CLI's help, from the generated usage lines: no command's modules are loaded. */
 function helpText(): string {
   return [
     'usage: hadir <command> [options] [--json]',
     '       hadir --version',
     '',
-    ...Object.values(COMMANDS).map((command) => `  hadir ${command.usage}`),
+    ...USAGES.map((usage) => `  hadir ${usage}`),
     '',
     'Every command reads DATABASE_URL (default sqlite:./data/hadir.sqlite) and migrates it when needed.',
     'With --json a command prints one JSON object on standard output; errors go to standard error.',
@@ -93,8 +128,10 @@ function commandHelp(command: Command): string {
 }
 
 /** `--help` of a group (`hadir keys --help`): the usage of each of its commands. */
-function groupHelp(group: string): string | undefined {
-  const members = Object.entries(COMMANDS).filter(([name]) => name.startsWith(`${group} `));
+async function groupHelp(group: string): Promise<string | undefined> {
+  const members = Object.entries(await commandsOf(group)).filter(([name]) =>
+    name.startsWith(`${group} `),
+  );
   if (members.length === 0) return undefined;
   return [
     `usage: hadir ${group} <command> [options]`,
@@ -106,13 +143,14 @@ function groupHelp(group: string): string | undefined {
 }
 
 /** Finds the command named by the first one or two words. */
-function findCommand(
+async function findCommand(
   argv: string[],
-): { name: string; command: Command; rest: string[] } | undefined {
+): Promise<{ name: string; command: Command; rest: string[] } | undefined> {
+  const commands = await commandsOf(argv[0]);
   const two = `${argv[0]} ${argv[1]}`;
-  if (COMMANDS[two]) return { name: two, command: COMMANDS[two], rest: argv.slice(2) };
+  if (commands[two]) return { name: two, command: commands[two], rest: argv.slice(2) };
   const one = argv[0] ?? '';
-  if (COMMANDS[one]) return { name: one, command: COMMANDS[one], rest: argv.slice(1) };
+  if (commands[one]) return { name: one, command: commands[one], rest: argv.slice(1) };
   return undefined;
 }
 
@@ -130,10 +168,10 @@ export async function runCli(
     io.stdout(`hadir ${hadirVersion()} (Node.js ${process.version}, ${runningFrom()})\n`);
     return 0;
   }
-  const found = findCommand(argv);
+  const found = await findCommand(argv);
   const asksHelp = (args: string[]) => args.includes('--help') || args.includes('-h');
   if (!found && asksHelp(argv.slice(1))) {
-    const group = groupHelp(argv[0] ?? '');
+    const group = await groupHelp(argv[0] ?? '');
     if (group) {
       io.stdout(`${group}\n`);
       return 0;
@@ -144,7 +182,7 @@ export async function runCli(
     return 0;
   }
   if (!found) {
-    const group = groupHelp(argv[0] ?? '');
+    const group = await groupHelp(argv[0] ?? '');
     if (group && argv.length === 1) {
       io.stderr(`hadir ${argv[0]}: which one?\n\n${group}\n`);
       return 2;

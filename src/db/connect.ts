@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.ts';
 import type { Warn } from '../file-modes.ts';
+import type { StatementTracing } from '../tracing/tracing.ts';
 import { openPostgresStore, SERVING_TIMEOUTS, type StoreTimeouts } from './postgres-store.ts';
 import { openSqliteStore } from './sqlite-store.ts';
 import type { Store } from './store.ts';
@@ -83,7 +84,7 @@ export interface OpenStoreOptions {
    */
   ifMissing?: 'create' | 'refuse';
   /** Each statement in a span of its own, when traces are on (see src/tracing). */
-  traced?: boolean;
+  traceStatements?: StatementTracing | undefined;
 }
 
 /** Opens the store a DATABASE_URL names, on its engine. */
@@ -94,7 +95,7 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
       warn: options.onWarning ?? ((message: string) => process.emitWarning(message)),
       rememberReads: options.rememberReads !== false,
       ifMissing: options.ifMissing ?? 'create',
-      traced: options.traced === true,
+      traceStatements: options.traceStatements,
     });
   }
   return openPostgresStore(location.connectionString, {
@@ -102,6 +103,6 @@ export function openStore(url: string, options: OpenStoreOptions = {}): Store {
     poolSize: options.poolSize ?? 10,
     timeouts: options.timeouts ?? SERVING_TIMEOUTS,
     onIdleError: options.onIdleError ?? (() => {}),
-    traced: options.traced === true,
+    traceStatements: options.traceStatements,
   });
 }

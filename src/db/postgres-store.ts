@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { tracedDialect } from '../tracing/query-spans.ts';
+import type { StatementTracing } from '../tracing/tracing.ts';
 import { compactPostgres } from './postgres-compaction.ts';
 import { HandOff, PreparedStatements } from './prepared-statements.ts';
 import type { Database } from './schema.ts';
@@ -90,7 +90,7 @@ export function openPostgresStore(
     timeouts: StoreTimeouts;
     onIdleError: (error: Error) => void;
     /** Each statement in a span of its own (see tracing/query-spans.ts). */
-    traced?: boolean;
+    traceStatements?: StatementTracing | undefined;
   },
 ): Store {
   const statements = new PreparedStatements();
@@ -117,7 +117,7 @@ export function openPostgresStore(
   pool.on('connect', (client) => client.on('error', options.onIdleError));
   const dialect = new PostgresDialect({ pool });
   const db = new Kysely<Database>({
-    dialect: options.traced ? tracedDialect(dialect, 'postgresql') : dialect,
+    dialect: options.traceStatements ? options.traceStatements(dialect, 'postgresql') : dialect,
   });
   return {
     engine: 'postgres',

@@ -16,7 +16,7 @@ import {
   securePrivateFolder,
   type Warn,
 } from '../file-modes.ts';
-import { tracedDialect } from '../tracing/query-spans.ts';
+import type { StatementTracing } from '../tracing/tracing.ts';
 import { sqliteChangeTracking } from './change-stamp.ts';
 import { HandOff, PreparedStatements } from './prepared-statements.ts';
 import type { Database } from './schema.ts';
@@ -139,7 +139,12 @@ function refuseMistakenPath(path: string, ifMissing: 'create' | 'refuse'): void 
 export function openSqliteStore(
   url: string,
   path: string,
-  options: { warn: Warn; rememberReads: boolean; ifMissing: 'create' | 'refuse'; traced?: boolean },
+  options: {
+    warn: Warn;
+    rememberReads: boolean;
+    ifMissing: 'create' | 'refuse';
+    traceStatements?: StatementTracing | undefined;
+  },
 ): Store {
   if (path !== ':memory:') {
     refuseMistakenPath(path, options.ifMissing);
@@ -169,7 +174,7 @@ export function openSqliteStore(
     database,
   );
   const db = new Kysely<Database>({
-    dialect: options.traced ? tracedDialect(dialect, 'sqlite') : dialect,
+    dialect: options.traceStatements ? options.traceStatements(dialect, 'sqlite') : dialect,
   });
   return {
     engine: 'sqlite',

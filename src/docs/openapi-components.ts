@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import { EVENT_TYPES, type EventType, eventBodySchema, eventTitle } from '../journal/events.ts';
+import { eventBodySchema } from '../journal/event-schemas.ts';
+import { EVENT_TYPES, type EventType, eventTitle } from '../journal/events.ts';
 
 type Json = Record<string, unknown>;
 type Operation = { tags?: string[]; responses?: Record<string, Json> };

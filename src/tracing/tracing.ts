@@ -1,4 +1,5 @@
 import { type Attributes, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Dialect } from 'kysely';
 
 /**
  * Traces (OpenTelemetry), on when the standard variables name where to send them
@@ -24,7 +25,12 @@ function samplingRatio(env: NodeJS.ProcessEnv): number {
 export interface Tracing {
   /** Sends what is still buffered and stops. */
   shutdown(): Promise<void>;
+  /** Wraps a store's dialect so that each statement is a span (see query-spans.ts). */
+  traceStatements: StatementTracing;
 }
+
+/** What a store's dialect is wrapped in when its statements are traced. */
+export type StatementTracing = (dialect: Dialect, engine: 'sqlite' | 'postgresql') => Dialect;
 
 /**
  * Starts the SDK for this process: parent-based sampling at OTEL_TRACES_SAMPLER_ARG (a request
@@ -33,13 +39,14 @@ export interface Tracing {
  */
 export async function startTracing(env: NodeJS.ProcessEnv): Promise<Tracing | undefined> {
   if (!tracingWanted(env)) return undefined;
-  const [{ context, propagation }, sdk, otlp, hooks, core, resources] = await Promise.all([
+  const [{ context, propagation }, sdk, otlp, hooks, core, resources, spans] = await Promise.all([
     import('@opentelemetry/api'),
     import('@opentelemetry/sdk-trace'),
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/context-async-hooks'),
     import('@opentelemetry/core'),
     import('@opentelemetry/resources'),
+    import('./query-spans.ts'),
   ]);
   const delay = Number(env.OTEL_BSP_SCHEDULE_DELAY ?? 5_000);
   const provider = new sdk.TracerProvider({
@@ -59,7 +66,7 @@ export async function startTracing(env: NodeJS.ProcessEnv): Promise<Tracing | un
   trace.setGlobalTracerProvider(provider);
   context.setGlobalContextManager(new hooks.AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new core.W3CTraceContextPropagator());
-  return { shutdown: () => provider.shutdown() };
+  return { shutdown: () => provider.shutdown(), traceStatements: spans.tracedDialect };
 }
 
 export const tracer = () => trace.getTracer('hadir');

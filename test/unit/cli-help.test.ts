@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { COMMANDS } from '../../src/cli/cli.ts';
+import { allCommands } from '../../src/cli/cli.ts';
+import { USAGES } from '../../src/cli/usage.generated.ts';
 import { runHadirInProcess } from '../helpers/cli.ts';
+
+// Every command, each group loaded; each is found by its own first word alone (below).
+const COMMANDS = await allCommands();
 
 // --help never opens the database: a path that cannot exist proves it.
 const NO_DATABASE = { databaseUrl: 'sqlite:/nonexistent/folder/hadir.sqlite' };
@@ -32,6 +36,14 @@ describe('the CLI explains itself', () => {
       expect(bare.stderr).toContain(`hadir ${group}: which one?`);
     },
   );
+
+  it('prints the whole help from usage lines kept current (npm run cli-usage)', async () => {
+    expect(USAGES).toEqual(Object.values(COMMANDS).map((command) => command.usage));
+    const help = await runHadirInProcess(['--help'], NO_DATABASE);
+    for (const command of Object.values(COMMANDS)) {
+      expect(help.stdout).toContain(`  hadir ${command.usage}\n`);
+    }
+  });
 
   it('names an unknown option or a missing value plainly, and points to --help', async () => {
     const unknown = await runHadirInProcess(['keys', 'create', '--bogus'], NO_DATABASE);
