@@ -30,7 +30,7 @@ flag, and never printed.
        hadir-sync watch --base-url URL [--api-key-env HADIR_API_KEY | --api-key-file PATH]
                   [--campaign ID ... | --all] --to sqlite:./mirror.sqlite|postgres://...
                   [--listen 127.0.0.1:8787] [--webhook-secret-env HADIR_WEBHOOK_SECRET]
-                  [--poll-every 5m] [--budget-share 0.45]
+                  [--poll-every 5m] [--budget-share 0.45] [--verbose]
 
 Keeps the mirror fresh: syncs once, then listens for Hadir's signed notifications at --listen
 and reads the changes of each campaign named, gathering bursts and never running two syncs at
@@ -38,8 +38,10 @@ once. It spends at most --budget-share of the key's requests a minute (0.45: 54 
 120), spread evenly, so the key's other clients keep the rest. The endpoint's secret is read
 from the environment variable (two, space-separated, during a rotation); a notification that
 does not verify is refused. A safety poll asks each campaign's changes conditionally (a 304 is
-free of the rate limit) every --poll-every. Without a secret it only polls. It logs what it
-waits for; when the service refuses the key (401) it stops, saying what to do. Stop with Ctrl+C.`;
+free of the rate limit) every --poll-every. Without a secret it only polls. While a sync takes a
+while (the first), it says how far it is every 5 s; then it sums its syncs up once a minute
+(--verbose: a line for every sync). It logs what it waits for; when the service refuses the key
+(401) it stops, saying what to do. Stop with Ctrl+C.`;
 
 function parseDuration(text: string, flag: string): number {
   const match = /^(\d+)([smhd])$/.exec(text);
@@ -194,6 +196,7 @@ async function watchCommand(argv: string[]): Promise<number> {
         'budget-share': { type: 'string', default: String(DEFAULT_BUDGET_SHARE) },
         'look-back': { type: 'string' },
         limit: { type: 'string', default: '200' },
+        verbose: { type: 'boolean' },
         help: { type: 'boolean' },
       },
     }));
@@ -240,6 +243,7 @@ async function watchCommand(argv: string[]): Promise<number> {
         secrets,
         pollIntervalMs,
         budgetShare,
+        verbose: values.verbose === true,
       },
       { mirror, log },
     );

@@ -11,12 +11,14 @@ import {
 } from '@hadir/client';
 import { BudgetPacer } from './budget.js';
 import type { Mirror } from './mirror.js';
+import { plural } from './progress.js';
 import {
   type CampaignResult,
   type Described,
   type QuietTags,
   refreshCampaigns,
   type SyncOptions,
+  type SyncProgress,
   syncCampaign,
   syncClient,
   syncWith,
@@ -36,6 +38,8 @@ export interface WatchOptions {
   budgetShare?: number;
   /** How often campaigns' descriptions (list, summary, fields) are refreshed while they change. */
   describeEveryMs?: number;
+  /** A line for every sync that brought anything (--verbose); else one a minute, with counts. */
+  verbose?: boolean;
 }
 
 export interface WatchDeps {
@@ -43,7 +47,14 @@ export interface WatchDeps {
   client?: Partial<HadirClientOptions>;
   log: (line: string) => void;
   onSynced?: (results: CampaignResult[]) => void;
+  /** The clock of the progress lines and the minute's summaries (tests move it). */
+  now?: () => number;
 }
+
+/** A long sync says how far it is at least this often. */
+export const PROGRESS_EVERY_MS = 5_000;
+/** Steady syncing is summed up once this long. */
+export const SUMMARY_EVERY_MS = 60_000;
 
 /** Why a watch stopped by itself: the service refused its key, and retrying cannot help. */
 export class WatchStopped extends Error {}
@@ -96,10 +107,18 @@ export class SyncWatcher {
   #stop: ((error: WatchStopped) => void) | undefined;
   /** Settles when the watch stops by itself (rejects with WatchStopped); never on stop(). */
   readonly stoppedByItself: Promise<never>;
+  readonly #now: () => number;
+  /** When the last progress line was written. */
+  #progressAt = Number.NEGATIVE_INFINITY;
+  /** What syncs brought since the last summary, and when that was. */
+  #since = { at: 0, syncs: 0, rows: 0, removed: 0, campaigns: new Set<string>() };
+  #summaries: NodeJS.Timeout | undefined;
 
   constructor(options: WatchOptions, deps: WatchDeps) {
     this.#options = options;
     this.#deps = deps;
+    this.#now = deps.now ?? Date.now;
+    this.#since.at = this.#now();
     const log = deps.log;
     this.#pacer = new BudgetPacer({
       share: options.budgetShare ?? DEFAULT_BUDGET_SHARE,
@@ -152,14 +171,24 @@ export class SyncWatcher {
     const results = await syncWith(
       this.#client,
       { ...this.#options.sync, full: false },
-      { mirror: this.#deps.mirror, quiet: this.#quiet, described: this.#described },
+      {
+        mirror: this.#deps.mirror,
+        quiet: this.#quiet,
+        described: this.#described,
+        onProgress: (progress) => this.#progress(progress),
+      },
     ).catch((error: unknown) => {
       throw error instanceof HadirApiError && error.status === 401
         ? new WatchStopped(deadKeyMessage(error))
         : error;
     });
     this.#describedAt = Date.now();
-    this.#report(results);
+    // The first sync is told campaign by campaign; what follows, a minute at a time.
+    this.#report(results, true);
+    if (!this.#options.verbose) {
+      this.#summaries = setInterval(() => this.#summarise(true), SUMMARY_EVERY_MS);
+      this.#summaries.unref();
+    }
     let url: string | undefined;
     if (this.#options.secrets.length > 0) {
       this.#server = createServer((request, response) => {
@@ -183,11 +212,37 @@ export class SyncWatcher {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#poll);
+    clearInterval(this.#summaries);
     if (this.#server) {
       this.#server.closeAllConnections();
       await new Promise((resolve) => this.#server?.close(resolve));
     }
     await this.#draining;
+    this.#summarise(true);
+  }
+
+  /** How far a sync is, at most every PROGRESS_EVERY_MS (a first sync may take a while). */
+  #progress(progress: SyncProgress): void {
+    const now = this.#now();
+    if (now - this.#progressAt < PROGRESS_EVERY_MS) return;
+    this.#progressAt = now;
+    this.#deps.log(
+      `${progress.campaignId}: ${progress.rows.toLocaleString('en')} of ${progress.total.toLocaleString('en')} rows so far, ${plural(progress.pages, 'page')}`,
+    );
+  }
+
+  /** The syncs since the last summary in one line, once SUMMARY_EVERY_MS has passed (or `now`). */
+  #summarise(due = false): void {
+    const since = this.#since;
+    const now = this.#now();
+    if (!due && now - since.at < SUMMARY_EVERY_MS) return;
+    if (since.syncs > 0) {
+      const minutes = Math.max(1, Math.round((now - since.at) / 60_000));
+      this.#deps.log(
+        `in the last ${minutes === 1 ? 'minute' : `${minutes} minutes`}: ${plural(since.syncs, 'sync')} of ${plural(since.campaigns.size, 'campaign')}, ${plural(since.rows, 'row')} changed, ${since.removed.toLocaleString('en')} removed`,
+      );
+    }
+    this.#since = { at: now, syncs: 0, rows: 0, removed: 0, campaigns: new Set() };
   }
 
   async #receive(request: IncomingMessage): Promise<{ status: number; message: string }> {
@@ -267,7 +322,12 @@ export class SyncWatcher {
 
   /** Reads these campaigns' changes (descriptions too, when due); what fails is tried again. */
   async #sync(campaigns: readonly string[]): Promise<void> {
-    const deps = { mirror: this.#deps.mirror, quiet: this.#quiet, described: this.#described };
+    const deps = {
+      mirror: this.#deps.mirror,
+      quiet: this.#quiet,
+      described: this.#described,
+      onProgress: (progress: SyncProgress) => this.#progress(progress),
+    };
     const results: CampaignResult[] = [];
     const watched = this.#options.sync.campaigns;
     const wanted = [...campaigns];
@@ -324,17 +384,30 @@ export class SyncWatcher {
     this.#report(results);
   }
 
-  #report(results: readonly CampaignResult[]): void {
-    // A read that found nothing new is not worth a line, nor a report.
+  /**
+   * What syncs brought: a line each for the first sync and with --verbose, else summed up once a
+   * minute. A read that found nothing new is not worth a line, nor a report; why a campaign was
+   * read whole again always is.
+   */
+  #report(results: readonly CampaignResult[], first = false): void {
     const changed = results.filter(
       (result) => result.pages > 0 || result.removed > 0 || result.fullBecause !== undefined,
     );
+    const each = first || this.#options.verbose === true;
     for (const result of changed) {
       if (result.fullBecause) this.#deps.log(`${result.campaignId}: ${result.fullBecause}`);
-      this.#deps.log(
-        `${result.campaignId}: ${result.rows} rows, ${result.removed} removed, watermark ${result.watermark ?? 'none'}`,
-      );
+      if (each) {
+        this.#deps.log(
+          `${result.campaignId}: ${result.rows} rows, ${result.removed} removed, watermark ${result.watermark ?? 'none'}`,
+        );
+      } else {
+        this.#since.syncs += 1;
+        this.#since.rows += result.rows;
+        this.#since.removed += result.removed;
+        this.#since.campaigns.add(result.campaignId);
+      }
     }
+    if (!each) this.#summarise();
     if (changed.length > 0) this.#deps.onSynced?.(changed);
   }
 
