@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
+import { recordPathOf } from '../db/sqlite-record-file.ts';
 import { DomainError } from '../errors.ts';
 import { newPrivateFile, writePrivateFile } from './private-file.ts';
 
@@ -15,6 +16,8 @@ export interface BackupCheck {
   removals: number;
   accounts: number;
   keys: number;
+  /** The disclosure record copied beside it (see sqlite-record-file.ts), if the store had one. */
+  record: { file: string; disclosures: number } | null;
 }
 
 /**
@@ -25,10 +28,29 @@ export interface BackupCheck {
  */
 export async function backupSqlite(source: string, target: string): Promise<BackupCheck> {
   if (!existsSync(source)) throw new DomainError('not_found', `${source} does not exist`);
-  return writePrivateFile(target, (partial) => {
+  return writePrivateFile(target, async (partial) => {
     copyDatabase(source, partial);
-    return { ...checkBackup(partial), file: target };
+    const check = { ...checkBackup(partial), file: target };
+    // The record of who received whose data is kept with the data it speaks of: the operator
+    // answers for both. Written before the store's copy takes its name, so none is left alone.
+    const recordSource = recordPathOf(source);
+    if (!existsSync(recordSource)) return check;
+    const recordTarget = recordPathOf(target);
+    await writePrivateFile(recordTarget, (recordPartial) =>
+      copyDatabase(recordSource, recordPartial),
+    );
+    return { ...check, record: { file: recordTarget, disclosures: recordLines(recordTarget) } };
   });
+}
+
+/** How many lines a disclosure record file holds. */
+function recordLines(file: string): number {
+  const database = new SqliteDatabase(file, { readonly: true, fileMustExist: true });
+  try {
+    return Number(database.prepare('SELECT count(*) FROM disclosures').pluck().get());
+  } finally {
+    database.close();
+  }
 }
 
 /** One snapshot of `source` written into the empty file `target` (see backupSqlite). */
@@ -99,6 +121,7 @@ export function checkBackup(file: string): BackupCheck {
       removals: count('removals'),
       accounts: count('accounts'),
       keys: count('api_keys'),
+      record: null,
     };
   } finally {
     database.close();
@@ -135,6 +158,11 @@ function takeAlone(path: string): void {
 export interface Restored extends BackupCheck {
   /** Where the database it replaced was put, if there was one. */
   replacedKeptAt: string | null;
+  /**
+   * What became of the disclosure record: the one in place is kept (it names every answer
+   * handed over, those after the backup too); else the backup's is put in place, if it has one.
+   */
+  recordIs: 'kept' | 'restored' | 'new';
 }
 
 /**
@@ -160,11 +188,29 @@ export function restoreSqlite(backup: string, path: string, now: Date): Restored
       for (const suffix of ['-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
     }
     renameSync(incoming, path);
-    return { ...check, file: path, replacedKeptAt };
+    return { ...check, file: path, replacedKeptAt, recordIs: restoreRecord(backup, path) };
   } catch (error) {
     rmSync(incoming, { force: true });
     throw error;
   }
+}
+
+/** Puts a backup's disclosure record beside a restored store, unless one is there already. */
+function restoreRecord(backup: string, path: string): Restored['recordIs'] {
+  const record = recordPathOf(path);
+  if (existsSync(record)) return 'kept';
+  const backupRecord = recordPathOf(backup);
+  if (!existsSync(backupRecord)) return 'new';
+  const incoming = `${record}.restoring`;
+  newPrivateFile(incoming);
+  try {
+    copyDatabase(backupRecord, incoming);
+    renameSync(incoming, record);
+  } catch (error) {
+    rmSync(incoming, { force: true });
+    throw error;
+  }
+  return 'restored';
 }
 
 function messageOf(error: unknown): string {

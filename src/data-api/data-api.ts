@@ -207,13 +207,19 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
       if (relayed !== undefined && deps.relayedReads.note(relayed, campaignId, disclosed.fields)) {
         return payload;
       }
-      await deps.disclosures.record({
-        ...disclosed,
-        at: clock.now(),
-        recipient: { keyId: key.id, lineageId: key.lineageId, accountId: key.accountId },
-        door: doorOf(request),
-        campaignId,
-      });
+      try {
+        await deps.disclosures.record({
+          ...disclosed,
+          at: clock.now(),
+          recipient: { keyId: key.id, lineageId: key.lineageId, accountId: key.accountId },
+          door: doorOf(request),
+          campaignId,
+        });
+      } catch (error) {
+        // The error's envelope goes instead of the answer: nothing of the answer's stays on it.
+        for (const header of ['content-encoding', 'etag', 'vary']) reply.removeHeader(header);
+        throw error;
+      }
       return payload;
     });
     const access = accessLog(deps.accessLogger ?? deps.logger);

@@ -123,6 +123,7 @@ export function openPostgresStore(
     engine: 'postgres',
     url,
     db,
+    records: db,
     statements,
     transactionPooler: pooled,
     poolStats: () => ({

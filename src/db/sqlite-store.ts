@@ -20,6 +20,12 @@ import type { StatementTracing } from '../tracing/tracing.ts';
 import { sqliteChangeTracking } from './change-stamp.ts';
 import { HandOff, PreparedStatements } from './prepared-statements.ts';
 import type { Database } from './schema.ts';
+import {
+  attachRecord,
+  recordConnection,
+  recordGoneMissing,
+  recordPathOf,
+} from './sqlite-record-file.ts';
 import type { Store } from './store.ts';
 
 type SqliteStatement = ReturnType<SqliteDialectDatabase['prepare']>;
@@ -146,11 +152,16 @@ export function openSqliteStore(
     traceStatements?: StatementTracing | undefined;
   },
 ): Store {
+  const recordPath = recordPathOf(path);
+  const goneMissing = recordGoneMissing(path);
   if (path !== ':memory:') {
     refuseMistakenPath(path, options.ifMissing);
     securePrivateFolder(dirname(path), options.warn);
-    for (const suffix of ['', '-wal', '-shm']) securePrivateFile(`${path}${suffix}`, options.warn);
-    createPrivateFile(path);
+    for (const file of [path, recordPath]) {
+      for (const suffix of ['', '-wal', '-shm'])
+        securePrivateFile(`${file}${suffix}`, options.warn);
+      createPrivateFile(file);
+    }
   }
   const database = new SqliteDatabase(path);
   database.pragma('journal_mode = WAL');
@@ -160,6 +171,8 @@ export function openSqliteStore(
   // Erased means unreadable: a deleted row's bytes are overwritten, not left in free pages. It
   // holds for the connection's life: nothing turns it off again, migrations included.
   database.pragma('secure_delete = ON');
+  // The disclosure record's own file, where this connection reads it (see Store.records).
+  attachRecord(database, path, goneMissing, options.warn);
   // VACUUM copies the live rows into fresh pages, so no copy of a removed row survives in the
   // unused part of a page; the write-ahead log then holds old pages until it is truncated.
   const rebuild = (): 'gone' | 'in_log_until_checkpoint' => {
@@ -176,14 +189,26 @@ export function openSqliteStore(
   const db = new Kysely<Database>({
     dialect: options.traceStatements ? options.traceStatements(dialect, 'sqlite') : dialect,
   });
+  // A private in-memory store has no file for another connection to open: its record is written
+  // through its own connection.
+  const records =
+    path === ':memory:'
+      ? db
+      : new Kysely<Database>({
+          dialect: new SqliteDialect({ database: async () => recordConnection(path) }),
+        });
   return {
     engine: 'sqlite',
     url,
     db,
+    records,
     statements,
     ...(options.rememberReads ? { changeStamp: changes.stamp } : {}),
     scrubRemovals: async () => rebuild(),
     compact: async () => ({ rewritten: ['the whole database'], skipped: [], scrub: rebuild() }),
-    close: () => db.destroy(),
+    close: async () => {
+      if (records !== db) await records.destroy();
+      await db.destroy();
+    },
   };
 }

@@ -14,6 +14,13 @@ export interface Store {
   /** The DATABASE_URL it was opened with (a SQLite page thread opens its own connection to it). */
   readonly url: string;
   readonly db: Kysely<Database>;
+  /**
+   * Where the disclosure record is written (src/disclosures). PostgreSQL: the store itself. SQLite:
+   * a connection of its own to a database file of its own beside the store's (attached to `db`
+   * as `record`, where reads find it): a read's line is then never held up by the one writer of
+   * the store (an import), and writing it moves no change stamp (see change-stamp.ts).
+   */
+  readonly records: Kysely<Database>;
   readonly statements: PreparedStatements;
   /**
    * Behind a transaction pooler (PostgreSQL through PgBouncer in transaction mode): statements

@@ -5,6 +5,7 @@ import { systemClock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { openStore } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { recordPathOf } from '../db/sqlite-record-file.ts';
 import { ConfigError } from '../errors.ts';
 import { importDocument } from '../import/import.service.ts';
 import { issueKey } from '../keys/keys.service.ts';
@@ -48,14 +49,16 @@ async function ensurePortFree(host: string, port: number): Promise<void> {
   });
 }
 
-/** Recreates the demo database, issues a demo key, and serves until SIGTERM or SIGINT. */
 /** Whom the demo account acts for, as the disclosure reports name it. */
 export const DEMO_ORGANISATION = 'Katering Nusantara';
 
+/** Recreates the demo database, issues a demo key, and serves until SIGTERM or SIGINT. */
 export async function runDemo(config: Config): Promise<DemoSession> {
   await ensurePortFree(config.host, config.port);
-  for (const suffix of ['', '-wal', '-shm'])
-    rmSync(`${DEMO_DATABASE_PATH}${suffix}`, { force: true });
+  // Its disclosure record too: the keys it names are gone with the database.
+  for (const file of [DEMO_DATABASE_PATH, recordPathOf(DEMO_DATABASE_PATH)]) {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+  }
   const databaseUrl = `sqlite:${DEMO_DATABASE_PATH}`;
   const store = openStore(databaseUrl);
   try {

@@ -26,7 +26,7 @@ export async function insertDisclosures(
     removal_ids: disclosure.removalIds as string,
   }));
   if (store.engine === 'sqlite') {
-    await store.db.insertInto('disclosures').values(rows).execute();
+    await store.records.insertInto('disclosures').values(rows).execute();
     return;
   }
   const column = <K extends keyof (typeof rows)[number]>(name: K) => rows.map((row) => row[name]);
@@ -38,7 +38,7 @@ export async function insertDisclosures(
       ${column('removal_ids')}::text[])`.compile(store.db);
   // The same text whatever the count: prepared once per connection, parsed and planned once.
   store.statements.add(insert.sql, 'objects');
-  await store.db.executeQuery(insert);
+  await store.records.executeQuery(insert);
 }
 
 /** A line of the record as its reports read it: never its whole id lists. */

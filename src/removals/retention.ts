@@ -75,7 +75,7 @@ export async function runRetention(
   const disclosuresPurged =
     settings.disclosuresDays === undefined
       ? 0
-      : await purgeDisclosuresBefore(store.db, now - settings.disclosuresDays * DAY_MS);
+      : await purgeDisclosuresBefore(store.records, now - settings.disclosuresDays * DAY_MS);
   if (campaigns.length === 0) return { campaigns, tombstonesPurged, disclosuresPurged };
   return { campaigns, tombstonesPurged, disclosuresPurged, scrub: await store.scrubRemovals() };
 }

@@ -152,9 +152,17 @@ describe('hadir backup and restore on SQLite', () => {
       // is of one moment either way, which is what the restored server checks below).
       const backup = join(work, 'during.sqlite');
       const output = await succeed(['backup', '--to', backup, '--json'], databaseUrl);
-      const made = JSON.parse(output) as { respondents: number; campaigns: number };
+      const made = JSON.parse(output) as {
+        respondents: number;
+        campaigns: number;
+        record: { file: string; disclosures: number };
+      };
       expect(made.campaigns).toBe(3);
       expect(statSync(backup).mode & 0o777).toBe(0o600);
+      // Who received whose data goes with the data: the pages served so far are in its record.
+      expect(made.record.file).toBe(join(work, 'during-record.sqlite'));
+      expect(statSync(made.record.file).mode & 0o777).toBe(0o600);
+      expect(made.record.disclosures).toBeGreaterThan(0);
       expect(readdirSync(work).filter((name) => name.endsWith('.partial'))).toEqual([]);
 
       loading = false;
@@ -167,6 +175,12 @@ describe('hadir backup and restore on SQLite', () => {
       const restored = await succeed(['restore', '--from', backup], freshUrl);
       expect(restored).toContain(`${made.respondents.toLocaleString('en')} respondents`);
       expect(restored).not.toContain('kept at');
+      expect(restored).toContain("The backup's disclosure record is in place");
+      const reported = await succeed(
+        ['disclosures', '--respondent', 'first-0', '--json'],
+        freshUrl,
+      );
+      expect(JSON.stringify(JSON.parse(reported))).toContain('mitra@example.com');
       const copy = await startHadir(['serve', '--port', '0', '--json'], {
         databaseUrl: freshUrl,
         ready: /"url":"(http:\/\/[^"]+)"/,
@@ -212,8 +226,14 @@ describe('hadir backup and restore on SQLite', () => {
     expect(refused.stderr).toContain('is open in another process');
 
     const restored = await succeed(['restore', '--from', backup, '--json'], databaseUrl);
-    const answer = JSON.parse(restored) as { replacedKeptAt: string; erasedAgain: number };
+    const answer = JSON.parse(restored) as {
+      replacedKeptAt: string;
+      erasedAgain: number;
+      record: { is: string };
+    };
     expect(answer.erasedAgain).toBe(1);
+    // The record in place names what was handed over after the backup too: it stays.
+    expect(answer.record.is).toBe('kept');
     expect(existsSync(answer.replacedKeptAt)).toBe(true);
     expect(statSync(answer.replacedKeptAt).mode & 0o777).toBe(0o600);
     const found = await succeed(['respondents', 'find', '--value', 'Soto', '--json'], databaseUrl);
@@ -249,8 +269,12 @@ describe('hadir backup and restore on SQLite', () => {
       ['backup', '--to', join(work, 'check-after.sqlite'), '--json'],
       databaseUrl,
     );
-    const { file: _a, ...beforeCounts } = JSON.parse(before) as Record<string, unknown>;
-    const { file: _b, ...afterCounts } = JSON.parse(after) as Record<string, unknown>;
+    const {
+      file: _a,
+      record: _ra,
+      ...beforeCounts
+    } = JSON.parse(before) as Record<string, unknown>;
+    const { file: _b, record: _rb, ...afterCounts } = JSON.parse(after) as Record<string, unknown>;
     expect(afterCounts).toEqual(beforeCounts);
   });
 });

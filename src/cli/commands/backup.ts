@@ -12,9 +12,11 @@ import {
   type BackupCheck,
   backupSqlite,
   checkBackup,
+  type Restored,
   restoreSqlite,
 } from '../../backup/sqlite-backup.ts';
 import { parseDatabaseUrl, type Store } from '../../db/connect.ts';
+import { recordPathOf } from '../../db/sqlite-record-file.ts';
 import { DomainError } from '../../errors.ts';
 import { type Command, type Context, required, withStore } from '../command.ts';
 import { counted } from '../plural.ts';
@@ -74,7 +76,7 @@ export const BACKUP_COMMANDS: Record<string, Command> = {
       const secrets = await carrySecrets(context.config, target);
       return {
         json: { engine: 'sqlite', ...check, ...(secrets ? { secrets } : {}) },
-        text: `Backed up ${location.path} to ${check.file} (${megabytes(check.bytes)}, readable by you alone): ${contents(check)}; integrity check ok, schema ${check.schema}.${secretsLine(secrets)}`,
+        text: `Backed up ${location.path} to ${check.file} (${megabytes(check.bytes)}, readable by you alone): ${contents(check)}; integrity check ok, schema ${check.schema}.${recordLine(check.record)}${secretsLine(secrets)}`,
       };
     },
   },
@@ -110,6 +112,7 @@ export const BACKUP_COMMANDS: Record<string, Command> = {
         json: {
           ...now,
           replacedKeptAt: restored.replacedKeptAt,
+          record: { file: recordPathOf(location.path), is: restored.recordIs },
           erasedAgain: carried.respondents,
           campaignsDeletedAgain: carried.campaigns,
         },
@@ -118,6 +121,7 @@ export const BACKUP_COMMANDS: Record<string, Command> = {
           secrets.placed
             ? `The development secrets it was sealed with are in place: ${secrets.placed}.`
             : '',
+          restoredRecordLine(restored.recordIs, location.path),
           carriedLine(carried),
           restored.replacedKeptAt
             ? `The database it replaced is kept at ${restored.replacedKeptAt}; delete it once you no longer need it (it holds personal data).`
@@ -129,6 +133,23 @@ export const BACKUP_COMMANDS: Record<string, Command> = {
     },
   },
 };
+
+/** Where a backup's disclosure record went, in a sentence (nothing when the store had none). */
+function recordLine(record: BackupCheck['record']): string {
+  return record
+    ? `\nIts disclosure record (${counted(record.disclosures, 'line')}) is in ${record.file}: keep it with the backup; restore puts it back.`
+    : '';
+}
+
+/** What a restore did with the disclosure record, in a sentence. */
+function restoredRecordLine(recordIs: Restored['recordIs'], path: string): string {
+  const record = recordPathOf(path);
+  if (recordIs === 'kept') {
+    return `The disclosure record in place, ${record}, is kept: it names what was handed over after the backup too.`;
+  }
+  if (recordIs === 'restored') return `The backup's disclosure record is in place: ${record}.`;
+  return `The backup has no disclosure record beside it: a new one is started in ${record}.`;
+}
 
 /** Where a backup's development secrets went, in a sentence (nothing when it took none). */
 function secretsLine(secrets: string | undefined): string {

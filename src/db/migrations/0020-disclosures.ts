@@ -9,10 +9,12 @@ import type { Engine } from '../store.ts';
  * reports name beside its e-mail.
  */
 export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
+  await db.schema.alterTable('accounts').addColumn('organisation', 'text').execute();
+  // SQLite keeps the record in a file of its own, which makes its table (sqlite-record-file.ts).
+  if (engine === 'sqlite') return;
   await db.schema
     .createTable('disclosures')
-    // SQLite: the rowid itself; AUTOINCREMENT would write its sequence table on every insert.
-    .addColumn('id', engine === 'postgres' ? 'bigserial' : 'integer', (c) => c.primaryKey())
+    .addColumn('id', 'bigserial', (c) => c.primaryKey())
     .addColumn('at', 'bigint', (c) => c.notNull())
     .addColumn('account_id', 'text', (c) => c.notNull())
     .addColumn('lineage_id', 'text', (c) => c.notNull())
@@ -25,24 +27,21 @@ export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
     .execute();
   await sql`CREATE INDEX disclosures_by_campaign ON disclosures (campaign_id, id)`.execute(db);
   await sql`CREATE INDEX disclosures_by_lineage ON disclosures (lineage_id, id)`.execute(db);
-  if (engine === 'postgres') {
-    // ANALYZE would copy sample id lists into pg_statistic, where nothing needs them.
-    await sql`ALTER TABLE disclosures ALTER COLUMN row_ids SET STATISTICS 0`.execute(db);
-    await sql`ALTER TABLE disclosures ALTER COLUMN removal_ids SET STATISTICS 0`.execute(db);
-    // A page's ids are a few kilobytes, which PostgreSQL compresses: with LZ4, where the server
-    // was built with it, at a fraction of pglz's cost to the primary.
-    await sql
-      .raw(`DO $$ BEGIN
-        ALTER TABLE disclosures ALTER COLUMN row_ids SET COMPRESSION lz4;
-        ALTER TABLE disclosures ALTER COLUMN removal_ids SET COMPRESSION lz4;
-      EXCEPTION WHEN feature_not_supported THEN NULL;
-      END $$`)
-      .execute(db);
-  }
-  await db.schema.alterTable('accounts').addColumn('organisation', 'text').execute();
+  // ANALYZE would copy sample id lists into pg_statistic, where nothing needs them.
+  await sql`ALTER TABLE disclosures ALTER COLUMN row_ids SET STATISTICS 0`.execute(db);
+  await sql`ALTER TABLE disclosures ALTER COLUMN removal_ids SET STATISTICS 0`.execute(db);
+  // A page's ids are a few kilobytes, which PostgreSQL compresses: with LZ4, where the server
+  // was built with it, at a fraction of pglz's cost to the primary.
+  await sql
+    .raw(`DO $$ BEGIN
+      ALTER TABLE disclosures ALTER COLUMN row_ids SET COMPRESSION lz4;
+      ALTER TABLE disclosures ALTER COLUMN removal_ids SET COMPRESSION lz4;
+    EXCEPTION WHEN feature_not_supported THEN NULL;
+    END $$`)
+    .execute(db);
 }
 
-export async function down(db: Kysely<unknown>, _engine: Engine): Promise<void> {
+export async function down(db: Kysely<unknown>, engine: Engine): Promise<void> {
+  if (engine === 'postgres') await db.schema.dropTable('disclosures').execute();
   await db.schema.alterTable('accounts').dropColumn('organisation').execute();
-  await db.schema.dropTable('disclosures').execute();
 }

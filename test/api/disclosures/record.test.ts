@@ -1,11 +1,16 @@
+import { rmSync } from 'node:fs';
+import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../../src/db/connect.ts';
+import { migrateToLatest } from '../../../src/db/migrate.ts';
+import { recordPathOf } from '../../../src/db/sqlite-record-file.ts';
 import { eraseRespondents } from '../../../src/removals/erasure.service.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { recordOf } from '../../helpers/disclosure-record.ts';
 import { createTestKey, seedCampaign } from '../../helpers/factories.ts';
 import { call, connectHosted, listen } from '../../helpers/mcp-client.ts';
-import { ENGINES } from '../../helpers/stores.ts';
+import { createTestDatabaseUrl, ENGINES, openTestStore } from '../../helpers/stores.ts';
 
 const guests = Array.from({ length: 5 }, (_, index) => ({
   id: `tamu-${index + 1}`,
@@ -143,15 +148,86 @@ describe.each(ENGINES)('the disclosure record on %s', (engine) => {
     // The line was in the store before the answer came back.
     expect(page.status).toBe(200);
     expect(await recordOf(t.store)).toHaveLength(1);
+    // A page large enough to be sent compressed.
+    await seedCampaign(t.store, t.clock, {
+      id: 'besar',
+      fields: [{ key: 'nama', type: 'TEXT' }],
+      respondents: Array.from({ length: 30 }, (_, n) => ({
+        id: `besar-${n}`,
+        submittedAt: `2026-11-01T00:00:${String(n).padStart(2, '0')}Z`,
+        answers: { nama: `Tamu besar nomor ${n}` },
+      })),
+    });
+    const big = await createTestKey(t.store, t.clock, [{ campaignId: 'besar', fields: ['nama'] }]);
+    const gzipped = await t.get('/developer/v1/campaigns/besar/respondents', big.key, {
+      'accept-encoding': 'gzip',
+    });
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
     await sql`ALTER TABLE disclosures RENAME TO disclosures_away`.execute(t.store.db);
     try {
-      const refused = await t.get(`${DATA}/respondents?limit=1&page=2`, key.key);
+      const refused = await t.get('/developer/v1/campaigns/besar/respondents', big.key, {
+        'accept-encoding': 'gzip',
+      });
       expect(refused.status).toBeGreaterThanOrEqual(500);
-      expect(refused.raw).not.toContain('tamu-');
+      expect(refused.raw).not.toContain('besar-');
+      // The envelope, plain: not labelled as the page's compressed bytes.
+      expect(refused.headers['content-encoding']).toBeUndefined();
+      expect(refused.body.error.code).toBeDefined();
       // An answer without respondents does not need the record.
       expect((await t.get(`${DATA}/summary`, key.key)).status).toBe(200);
     } finally {
       await sql`ALTER TABLE disclosures_away RENAME TO disclosures`.execute(t.store.db);
+    }
+  });
+});
+
+describe('the disclosure record on SQLite, beside an import', () => {
+  it('records a page while another process holds the store’s one write lock', async () => {
+    const t = await startTestApp('sqlite');
+    try {
+      await seedCampaign(t.store, t.clock, {
+        id: 'c',
+        respondents: [{ id: 'r1', submittedAt: '2026-11-01T00:00:00Z' }],
+      });
+      const { key } = await createTestKey(t.store, t.clock, [{ campaignId: 'c', fields: [] }]);
+      // An import's transaction in another process: the store's writer, for as long as it runs.
+      const importing = new SqliteDatabase(t.store.url.replace(/^sqlite:/, ''));
+      importing.exec('BEGIN IMMEDIATE');
+      try {
+        // Not held until the import's end, nor refused at the store's busy timeout: the record
+        // is written to a file of its own.
+        const page = await t.get('/developer/v1/campaigns/c/respondents', key);
+        expect(page.status).toBe(200);
+      } finally {
+        importing.exec('ROLLBACK');
+        importing.close();
+      }
+      expect((await recordOf(t.store)).map((line) => line.rows)).toEqual([['r1']]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('starts a new record, and says so, for a store copied without its record', async () => {
+    const url = await createTestDatabaseUrl('sqlite');
+    await (await openTestStore(url)).close();
+    const path = url.replace(/^sqlite:/, '');
+    rmSync(recordPathOf(path));
+    const warnings: string[] = [];
+    const store = openStore(url, { onWarning: (message) => warnings.push(message) });
+    await migrateToLatest(store);
+    const t = await startTestApp(store);
+    try {
+      expect(warnings.join('\n')).toContain(`${recordPathOf(path)} was not beside ${path}`);
+      await seedCampaign(t.store, t.clock, {
+        id: 'c',
+        respondents: [{ id: 'r1', submittedAt: '2026-11-01T00:00:00Z' }],
+      });
+      const { key } = await createTestKey(t.store, t.clock, [{ campaignId: 'c', fields: [] }]);
+      expect((await t.get('/developer/v1/campaigns/c/respondents', key)).status).toBe(200);
+      expect((await recordOf(t.store)).map((line) => line.rows)).toEqual([['r1']]);
+    } finally {
+      await t.close();
     }
   });
 });
