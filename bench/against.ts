@@ -41,8 +41,9 @@ export function prepareCheckout(
       execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: folder, stdio: 'inherit' });
     }
   }
-  log(`Building ${commit.slice(0, 12)} (npm run build:server)`);
-  execFileSync('npm', ['run', '--silent', 'build:server'], { cwd: folder, stdio: 'inherit' });
+  // The whole build: the server's carries the compiled workspace packages beside it.
+  log(`Building ${commit.slice(0, 12)} (npm run build)`);
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd: folder, stdio: 'inherit' });
   return { folder, commit };
 }
 

@@ -1,4 +1,4 @@
-// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,deliveries,compression,pgbouncer,distinct,traces,disclosures,cli]
+// npm run bench [-- --only cases,reference,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,ingest,partner,agents,ask,downloads,deliveries,compression,pgbouncer,distinct,traces,disclosures,cli]
 // [--against REF]: seeds (once) a million respondents on SQLite and on a throwaway PostgreSQL
 // cluster; loads every case (each right after a plain node:http ceiling); loads PostgreSQL's
 // first and deepest pages in turn with a conventional Fastify + pg server, and splits the CPU of
@@ -17,6 +17,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { type Engine, openStore } from '../src/db/connect.ts';
 import { migrateDatabase } from '../src/db/migrate.ts';
+import { recordPathOf } from '../src/db/sqlite-record-file.ts';
 import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
 import { type AblationRow, runAblation } from './ablation.ts';
 import {
@@ -39,6 +40,16 @@ import { measureDownloads } from './downloads.ts';
 import { FULL_SYNC_ROWS, measureFullSync } from './full-sync.ts';
 import { measureHostileReceivers } from './hostile-receivers.ts';
 import { type ImportRow, importFiles, measureImport } from './import.ts';
+import {
+  BATCH_ROWS,
+  checkIngested,
+  INGEST_ROWS,
+  type IngestRow,
+  measureIngest,
+  measureIngestFloor,
+  prepareIngest,
+  SENDERS,
+} from './ingest.ts';
 import { type IngestRateRow, measureIngestRate, measureLive, measureLiveKills } from './live.ts';
 import { CONNECTIONS, inTurn, type Load, load } from './load.ts';
 import { type MemoryRow, measureMemory } from './memory.ts';
@@ -60,7 +71,7 @@ const { values: args } = parseArgs({
     only: {
       type: 'string',
       default:
-        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,partner,agents,ask,downloads,deliveries,compression,pgbouncer,distinct,traces,disclosures,cli',
+        'cases,memory,ablation,compare,import,removals,fullsync,notifications,hostile,live,ingest,partner,agents,ask,downloads,deliveries,compression,pgbouncer,distinct,traces,disclosures,cli',
     },
     against: { type: 'string' },
   },
@@ -258,6 +269,75 @@ async function recreateDatabase(adminUrl: string, name: string): Promise<void> {
   }
 }
 
+/**
+ * Ingest: SENDERS senders posting batches of BATCH_ROWS as fast as they are answered, on a
+ * PostgreSQL that waits for the disk at each commit (and on SQLite), beside the floor of the same
+ * upserts with no HTTP; with --against, the other revision on the same rows in the same run.
+ */
+async function runIngest(): Promise<void> {
+  log(
+    `Ingest: ${SENDERS} senders, batches of ${BATCH_ROWS}, ${INGEST_ROWS.toLocaleString('en')} new rows, each at version + 1, then the first versions again, shuffled`,
+  );
+  const rows: IngestRow[] = [];
+  const checks: Record<string, Awaited<ReturnType<typeof checkIngested>>> = {};
+  const cluster = await startPostgresCluster({ durable: true });
+  try {
+    const other = args.against ? prepareCheckout(ROOT, DATA, args.against, log) : undefined;
+    const fresh = async (name: string) => {
+      await recreateDatabase(cluster.url('postgres'), name);
+      return cluster.url(name);
+    };
+    const sqliteUrl = async (name: string) => {
+      mkdirSync(join(DATA, 'sqlite'), { recursive: true });
+      const path = join(DATA, 'sqlite', `${name}.sqlite`);
+      for (const file of [path, recordPathOf(path)]) {
+        for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+      }
+      return `sqlite:${path}`;
+    };
+    for (const engine of ['postgres', 'sqlite'] as const) {
+      const url = engine === 'postgres' ? await fresh('hadir_ingest') : await sqliteUrl('ingest');
+      const token = await prepareIngest(url);
+      if (other) {
+        const otherUrl =
+          engine === 'postgres' ? await fresh('hadir_ingest_against') : await sqliteUrl('against');
+        const otherToken = await prepareIngest(otherUrl);
+        // A copy taken back to the migrations that revision knows, with the same token.
+        const otherCopy = await prepareOtherDatabase(engine, otherUrl, other, log);
+        log(`  ${other.commit.slice(0, 12)}:`);
+        rows.push({
+          engine,
+          revision: other.commit,
+          passes: await measureIngest({
+            engine,
+            databaseUrl: otherCopy,
+            token: otherToken,
+            root: other.folder,
+            log,
+          }),
+        });
+      }
+      const passes = await measureIngest({ engine, databaseUrl: url, token, log });
+      checks[engine] = await checkIngested(url);
+      const floor =
+        engine === 'postgres'
+          ? await measureIngestFloor(await fresh('ingest_floor'), log)
+          : undefined;
+      rows.push({ engine, passes, ...(floor ? { floor } : {}) });
+    }
+  } finally {
+    await cluster.stop();
+  }
+  const goals = { rowsPerSecond: 20_000, p99BatchMs: 250, shareOfFloor: 0.5 };
+  log(`  held after the passes: ${JSON.stringify(checks)}`);
+  const exact = Object.values(checks).every(
+    (check) =>
+      check.rowsAtLastVersion === INGEST_ROWS && check.answerValues === check.answerValuesExpected,
+  );
+  if (!exact) process.exitCode = 1;
+  writeDated('ingest', goals, { rows, checks });
+}
+
 /** One part's result, with its goals, as bench/results/NAME-DAY.json. */
 function writeDated(name: string, goals: Record<string, number>, row: unknown): void {
   const day = new Date().toISOString().slice(0, 10);
@@ -406,6 +486,10 @@ async function main(): Promise<void> {
     } finally {
       await cluster.stop();
     }
+    if (parts.size === 1) return;
+  }
+  if (parts.has('ingest')) {
+    await runIngest();
     if (parts.size === 1) return;
   }
   if (parts.has('ask')) {

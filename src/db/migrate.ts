@@ -34,6 +34,7 @@ import * as erasureHolds from './migrations/0017-erasure-holds.ts';
 import * as answerValues from './migrations/0018-answer-values.ts';
 import * as exportsTables from './migrations/0019-exports.ts';
 import * as disclosures from './migrations/0020-disclosures.ts';
+import * as cheaperRespondentTriggers from './migrations/0021-cheaper-respondent-triggers.ts';
 import { unreachableReason } from './store-errors.ts';
 
 interface EngineMigration {
@@ -64,6 +65,7 @@ const MIGRATIONS = {
   '0018-answer-values': answerValues,
   '0019-exports': exportsTables,
   '0020-disclosures': disclosures,
+  '0021-cheaper-respondent-triggers': cheaperRespondentTriggers,
 } satisfies Record<string, EngineMigration>;
 
 function providerFor(engine: Engine): MigrationProvider {

@@ -64,14 +64,17 @@ function serverUserIds(): { uid: number; gid: number } | undefined {
 }
 
 /**
- * Starts a cluster tuned for throwaway data (no fsync). By default it is fresh and `stop()` removes
- * it; with `keepIn`, its data lives in that folder and is reused by the next start.
+ * Starts a cluster tuned for throwaway data (no fsync, unless `durable`). By default it is fresh
+ * and `stop()` removes it; with `keepIn`, its data lives in that folder and is reused by the next
+ * start.
  */
 export async function startPostgresCluster(
   options: {
     keepIn?: string;
     /** A streaming replica of the cluster on this port (pg_basebackup), instead of a new one. */
     standbyOf?: number;
+    /** Commits wait for the disk, as in production (for the benchmarks of writes). */
+    durable?: boolean;
   } = {},
 ): Promise<PostgresCluster> {
   const bin = findPostgresBin();
@@ -126,12 +129,9 @@ export async function startPostgresCluster(
     folder,
     '-c',
     'listen_addresses=127.0.0.1',
-    '-c',
-    'fsync=off',
-    '-c',
-    'synchronous_commit=off',
-    '-c',
-    'full_page_writes=off',
+    ...(options.durable
+      ? []
+      : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']),
     '-c',
     'max_connections=300',
     '-c',

@@ -80,7 +80,7 @@ function sqliteTriggers(): string[] {
 }
 
 /** The values of the rows of `rows`: a string answer's, or each string of a list. */
-function postgresValuesOf(rows: string): string {
+export function postgresValuesOf(rows: string): string {
   return `(campaign_id, field_key, folded, respondent_id)
     SELECT DISTINCT r.campaign_id, j.key, lower(v.value), r.id
     FROM ${rows} AS r

@@ -177,3 +177,36 @@ describe.each(ENGINES)('upgrading to the removals last stamp (0012) on %s', (eng
     }
   });
 });
+
+// A later CREATE OR REPLACE of a trigger function drops its SET jit (0021): this says so at once.
+describe('the triggers on respondents (0021) on postgres', () => {
+  it('run without the JIT compiler, every one of them', async () => {
+    const store = openStore(await createTestDatabaseUrl('postgres'));
+    try {
+      await migrateToLatest(store);
+      const functions = await sql<{ name: string; config: string[] | null }>`
+        SELECT p.proname AS name, p.proconfig AS config
+        FROM pg_trigger AS t JOIN pg_proc AS p ON p.oid = t.tgfoid
+        WHERE t.tgrelid = 'respondents'::regclass AND NOT t.tgisinternal
+        ORDER BY p.proname`.execute(store.db);
+      expect(functions.rows.map((row) => row.name)).toEqual([
+        'respondents_answer_values_deleted',
+        'respondents_answer_values_inserted',
+        'respondents_answer_values_updated',
+        'respondents_count_deleted',
+        'respondents_count_inserted',
+        'respondents_count_updated',
+      ]);
+      for (const row of functions.rows) expect(row.config, row.name).toContain('jit=off');
+
+      await migrateBackTo(store, '0020-disclosures');
+      const before = await sql<{ config: string[] | null }>`
+        SELECT proconfig AS config FROM pg_proc WHERE proname = 'respondents_count_updated'`.execute(
+        store.db,
+      );
+      expect(before.rows).toEqual([{ config: null }]);
+    } finally {
+      await store.close();
+    }
+  });
+});
