@@ -97,7 +97,8 @@ async function totalsAndRows(url: string, key: string) {
   return seen;
 }
 
-describe('hadir backup and restore on SQLite', () => {
+// Each test spawns the CLI a dozen times or more: given room for a machine twice as slow.
+describe('hadir backup and restore on SQLite', { timeout: 120_000 }, () => {
   let databaseUrl: string;
   let key: string;
   let work: string;
@@ -205,7 +206,7 @@ describe('hadir backup and restore on SQLite', () => {
       server.child.kill('SIGTERM');
       await exitOf(server.child);
     }
-  }, 120_000);
+  });
 
   it('restores only once nothing holds the database, keeps the one it replaced, and erases again who was removed since', async () => {
     const backup = join(work, 'before-erasure.sqlite');
@@ -279,7 +280,7 @@ describe('hadir backup and restore on SQLite', () => {
   });
 });
 
-describe('hadir backup on PostgreSQL', () => {
+describe('hadir backup on PostgreSQL', { timeout: 120_000 }, () => {
   let databaseUrl: string;
   let work: string;
   const pgBin = findPostgresBin();
