@@ -157,7 +157,10 @@ export async function claimVersions(
   now: number,
 ): Promise<Set<string>> {
   const newer = new Set<string>();
-  for (const batch of batches(records)) {
+  // In id order, so that two imports claiming the same ids lock them in the same order: one
+  // waits for the other instead of each holding what the other needs.
+  const ordered = [...records].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (const batch of batches(ordered)) {
     const rows = await db
       .insertInto('respondent_versions')
       .values(batch.map((record) => ({ id: record.id, version: record.version, updated_at: now })))
@@ -252,14 +255,18 @@ export interface RespondentWriter {
  * counting triggers (which rewrite the campaign's row), so the rows are staged in a temporary
  * table of the transaction (one INSERT of the batch as one JSON parameter, no index, no trigger) and
  * merged in one set-based statement at the end: the triggers then count every row in one pass.
+ * `beforeSharedWrites` is awaited before the first write to rows other writers share.
  */
 export async function respondentWriter(
   db: Kysely<Database>,
   engine: Engine,
+  beforeSharedWrites: () => Promise<void>,
 ): Promise<RespondentWriter> {
   if (engine === 'sqlite') {
     return {
       async write(rows) {
+        if (rows.length === 0) return;
+        await beforeSharedWrites();
         await noteRespondentsWritten(db, rows);
         await upsertRespondents(db, rows);
       },
@@ -286,6 +293,8 @@ export async function respondentWriter(
       // pg_statistic, which would keep answers there after their rows are gone.
       await sql`ANALYZE ${sql.table(STAGED)} (id, campaign_id)`.execute(db);
       await noteStagedRespondentsWritten(db, STAGED);
+      // The merge moves the campaigns' counts (their triggers): rows other writers share.
+      await beforeSharedWrites();
       await sql`INSERT INTO respondents (id, campaign_id, submitted_at, attendance_status, answers)
         SELECT id, campaign_id, submitted_at, attendance_status, answers::json
         FROM ${sql.table(STAGED)}

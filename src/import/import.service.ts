@@ -77,6 +77,21 @@ export interface ImportOptions {
   actor?: string;
   action?: string;
   problemsShown?: number;
+  /**
+   * Awaited once, just before the import first writes a row that other writers share (a
+   * campaign, its counts, a removal): what came before (reading and checking the records,
+   * claiming their versions, staging them) runs beside other writers, the rest after them.
+   */
+  beforeSharedWrites?: () => Promise<void>;
+}
+
+/** `run` at the first call only (nothing when absent); every later call awaits that one. */
+function once(run: (() => Promise<void>) | undefined): () => Promise<void> {
+  let started: Promise<void> | undefined;
+  return () => {
+    started ??= run ? run() : Promise.resolve();
+    return started;
+  };
 }
 
 class ImportRun {
@@ -108,6 +123,8 @@ class ImportRun {
     private readonly clock: Clock,
     private readonly now: number,
     private readonly writer: RespondentWriter,
+    /** See ImportOptions.beforeSharedWrites; the writer awaits it too. */
+    private readonly beforeSharedWrites: () => Promise<void>,
     private readonly options: ImportOptions,
   ) {
     this.problems = new Problems(options.problemsShown);
@@ -122,7 +139,9 @@ class ImportRun {
     options: ImportOptions,
   ): Promise<ImportRun> {
     await createNamedIds(db, engine);
-    return new ImportRun(db, engine, clock, now, await respondentWriter(db, engine), options);
+    const shared = once(options.beforeSharedWrites);
+    const writer = await respondentWriter(db, engine, shared);
+    return new ImportRun(db, engine, clock, now, writer, shared, options);
   }
 
   async take(item: ImportItem): Promise<void> {
@@ -151,6 +170,7 @@ class ImportRun {
     this.campaigns.set(entry.id, { kind: entry.kind, where: entry.where });
     if (entry.kind === 'delete') {
       if (!this.problems.any) {
+        await this.beforeSharedWrites();
         // A deleted campaign's rows are nobody's to read: they go, each with its tombstone.
         const removed = await removeCampaign(this.db, entry.id, this.now);
         if (removed.deleted) {
@@ -162,6 +182,7 @@ class ImportRun {
       return;
     }
     if (this.problems.any) return;
+    await this.beforeSharedWrites();
     const upsert = await upsertCampaign(this.db, entry, this.now);
     const fieldsChanged = entry.fields
       ? await replaceCampaignFields(this.db, entry.id, entry.fields)
@@ -208,6 +229,7 @@ class ImportRun {
     const fresh = await this.fresh([...upserts, ...deletions]);
     await this.write(upserts.filter(fresh));
     const deleted = deletions.filter(fresh).map((entry) => entry.id);
+    if (deleted.length > 0) await this.beforeSharedWrites();
     this.counts.respondentsDeleted += await removeRespondents(this.db, deleted);
     // The platform deleted them too: an erasure's hold has done its work.
     await releaseHolds(this.db, deleted);

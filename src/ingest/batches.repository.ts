@@ -6,10 +6,12 @@ import type { Engine } from '../db/store.ts';
 const BATCH_LOCK = 0x62617463;
 
 /**
- * Waits, within the transaction, until no other batch is being written, in any serving process.
- * Batches write the same rows (a campaign's counts, its answer counts, its change window) in
- * orders no statement fixes; two at once on PostgreSQL could deadlock, and a deadlock is found
- * only after a second's wait. SQLite has one writer already.
+ * Waits, within the transaction, until no other batch is writing shared rows, in any serving
+ * process. Batches write the same rows (a campaign's counts, its answer counts, its change window)
+ * in orders no statement fixes; two at once on PostgreSQL could deadlock, and a deadlock is found
+ * only after a second's wait. A batch takes its turn just before its first such write (see
+ * ImportOptions.beforeSharedWrites): its reading, checking, version claims and staging, which
+ * touch its own respondents' rows only, run beside other batches. SQLite has one writer already.
  */
 export async function takeBatchTurn(db: Kysely<Database>, engine: Engine): Promise<void> {
   if (engine === 'postgres') await sql`SELECT pg_advisory_xact_lock(${BATCH_LOCK})`.execute(db);

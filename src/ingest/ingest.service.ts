@@ -100,8 +100,9 @@ export async function applyBatch(
 const CONFLICT_TRIES = 3;
 
 /**
- * Batches wait for each other (takeBatchTurn), but an operator's import, erasure or retention
- * run may still meet one in a deadlock: the batch, rolled back whole, is written again.
+ * Batches take turns to write shared rows (takeBatchTurn), but an operator's import, erasure or
+ * retention run may still meet one in a deadlock, as may two batches naming the same respondents
+ * without versions: the batch, rolled back whole, is written again.
  */
 async function runAgainOnConflict<T>(write: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -121,7 +122,6 @@ function writeBatch(
   bodyHash: string,
 ): Promise<{ answer: BatchAnswer; removed: boolean } | undefined> {
   return store.db.transaction().execute(async (trx) => {
-    await takeBatchTurn(trx, store.engine);
     const now = clock.now();
     const claimed = await claimBatchKey(trx, {
       tokenId: batch.tokenId,
@@ -141,6 +141,8 @@ function writeBatch(
         actor: `ingest:${batch.tokenId}`,
         action: 'ingest.batch',
         problemsShown: MAX_BATCH_RECORDS,
+        // Reading, checking, version claims and staging run beside other batches.
+        beforeSharedWrites: () => takeBatchTurn(trx, store.engine),
       },
     );
     const answer: BatchAnswer = {

@@ -315,19 +315,77 @@ describe('the ingest API on a listener of its own', () => {
   });
 });
 
+/**
+ * An app on a new PostgreSQL database with campaign `nikah` (and `respondents`), a platform's
+ * token, and an operator's own connection to hold rows with; all closed after `run`.
+ */
+async function besideAnOperator(
+  respondents: Array<{ id: string; submittedAt: string; answers: Record<string, string> }>,
+  run: (world: { t: TestApp; token: string; operator: pg.Client }) => Promise<void>,
+): Promise<void> {
+  const url = await createTestDatabaseUrl('postgres');
+  const t = await startTestApp(await openTestStore(url), { ingest: { maxConcurrentBatches: 3 } });
+  const operator = new pg.Client({ connectionString: url });
+  await operator.connect();
+  try {
+    await seedCampaign(t.store, t.clock, {
+      id: 'nikah',
+      fields: [{ key: 'nama', type: 'TEXT' }],
+      respondents,
+    });
+    const { token } = await createIngestToken(t.store, t.clock, 'platform', 'operator');
+    await run({ t, token, operator });
+  } finally {
+    await operator.query('ROLLBACK').catch(() => {});
+    await operator.end();
+    await t.close();
+  }
+}
+
+describe('batches beside a batch in its turn on PostgreSQL', () => {
+  it('read, check and claim versions without waiting: a stale or a bad batch is answered at once', async () => {
+    await besideAnOperator([], async ({ t, token, operator }) => {
+      const send = (key: string, ...records: unknown[]) =>
+        injectBatch(t.app, { token, key, body: lines(...records) });
+      expect((await send('first', respondent('d1', 'Dewi', { version: 5 }))).statusCode).toBe(200);
+      // Another writer holds the campaign's row: the next batch takes its turn, and in it waits
+      // for that row (its counts) as long as the other writer keeps it.
+      await operator.query('BEGIN');
+      await operator.query("UPDATE campaigns SET title = 'Nikah' WHERE id = 'nikah'");
+      const inTurn = send('in-turn', respondent('d2', 'Dimas', { version: 1 }));
+      await until(
+        async () => (await lockWaiters(operator)) === 1,
+        'the batch to wait for the campaign in its turn',
+      );
+
+      const stale = await send('stale', respondent('d1', 'Lama', { version: 4 }));
+      expect(stale.statusCode).toBe(200);
+      expect(stale.json()).toMatchObject({ applied: { respondents: 0 }, stale: 1 });
+      const bad = await send('bad', respondent('d3', 'Tanpa kampanye', { campaignId: 'hilang' }));
+      expect(bad.statusCode).toBe(422);
+      expect(await lockWaiters(operator)).toBe(1);
+
+      await operator.query('COMMIT');
+      const written = await inTurn;
+      expect(written.statusCode).toBe(200);
+      expect(written.json().applied.respondents).toBe(1);
+      const names = await t.store.db
+        .selectFrom('respondents')
+        .select(['id', 'answers'])
+        .orderBy('id')
+        .execute();
+      expect(names.map((row) => [row.id, JSON.parse(row.answers).nama])).toEqual([
+        ['d1', 'Dewi'],
+        ['d2', 'Dimas'],
+      ]);
+    });
+  });
+});
+
 describe('a batch that meets another writer in a deadlock on PostgreSQL', () => {
   it('is rolled back by the server, written again, and answered 200', async () => {
-    const url = await createTestDatabaseUrl('postgres');
-    const t = await startTestApp(await openTestStore(url), { ingest: { maxConcurrentBatches: 2 } });
-    const operator = new pg.Client({ connectionString: url });
-    await operator.connect();
-    try {
-      await seedCampaign(t.store, t.clock, {
-        id: 'nikah',
-        fields: [{ key: 'nama', type: 'TEXT' }],
-        respondents: [{ id: 'd1', submittedAt: '2026-11-19T10:00:00Z', answers: { nama: 'Lama' } }],
-      });
-      const { token } = await createIngestToken(t.store, t.clock, 'platform', 'operator');
+    const d1 = { id: 'd1', submittedAt: '2026-11-19T10:00:00Z', answers: { nama: 'Lama' } };
+    await besideAnOperator([d1], async ({ t, token, operator }) => {
       // Another writer holds the campaign's row: the batch updates its respondent, then waits
       // for that row (its counts).
       await operator.query('BEGIN');
@@ -356,9 +414,6 @@ describe('a batch that meets another writer in a deadlock on PostgreSQL', () => 
         .executeTakeFirstOrThrow();
       expect(JSON.parse(row.answers).nama).toBe('Dewi');
       expect(row.attendance_status).toBe('YES');
-    } finally {
-      await operator.end();
-      await t.close();
-    }
+    });
   });
 });
