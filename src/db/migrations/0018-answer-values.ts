@@ -80,9 +80,13 @@ function sqliteTriggers(): string[] {
 }
 
 /** The values of the rows of `rows`: a string answer's, or each string of a list. */
-export function postgresValuesOf(rows: string): string {
-  return `(campaign_id, field_key, folded, respondent_id)
-    SELECT DISTINCT r.campaign_id, j.key, lower(v.value), r.id
+function postgresValuesOf(rows: string): string {
+  return `(campaign_id, field_key, folded, respondent_id) ${postgresValuesSelect(rows)}`;
+}
+
+/** postgresValuesOf's query alone: campaign_id, field_key, folded, respondent_id. */
+export function postgresValuesSelect(rows: string): string {
+  return `SELECT DISTINCT r.campaign_id, j.key, lower(v.value), r.id
     FROM ${rows} AS r
     CROSS JOIN LATERAL json_each(r.answers) AS j
     CROSS JOIN LATERAL json_array_elements_text(CASE json_typeof(j.value)

@@ -267,3 +267,61 @@ describe.each(ENGINES)('respondent filters on %s', (engine) => {
     expect(left).toEqual([]);
   });
 });
+
+describe.each(ENGINES)('the values filters match, through edits, on %s', (engine) => {
+  it('hold exactly each answer and choice after one answer, a list and the campaign change', async () => {
+    const t = await startTestApp(engine);
+    try {
+      const fields = [
+        { key: 'nama', type: 'TEXT' as const },
+        { key: 'menu', type: 'CHECKBOX' as const },
+        { key: 'kota', type: 'TEXT' as const },
+      ];
+      await seedCampaign(t.store, t.clock, { id: 'nikah', fields });
+      await seedCampaign(t.store, t.clock, { id: 'syukuran', fields });
+      const values = async () =>
+        (
+          await t.store.db
+            .selectFrom('answer_values')
+            .select(['campaign_id', 'field_key', 'folded'])
+            .where('respondent_id', '=', 'g1')
+            .execute()
+        )
+          .map((row) => `${row.campaign_id}/${row.field_key}=${row.folded}`)
+          .sort();
+      const write = (campaignId: string, minute: number, answers: Record<string, unknown>) =>
+        importRespondents(t.store, t.clock, campaignId, [
+          { id: 'g1', submittedAt: `2026-11-01T00:0${minute}:00Z`, answers },
+        ]);
+
+      await write('nikah', 0, { nama: 'Dewi', menu: ['Sate', 'Soto'], kota: 'Bandung' });
+      expect(await values()).toEqual([
+        'nikah/kota=bandung',
+        'nikah/menu=sate',
+        'nikah/menu=soto',
+        'nikah/nama=dewi',
+      ]);
+      await write('nikah', 1, { nama: 'Dewi', menu: ['Soto', 'Rendang'], kota: 'Bandung' });
+      expect(await values()).toEqual([
+        'nikah/kota=bandung',
+        'nikah/menu=rendang',
+        'nikah/menu=soto',
+        'nikah/nama=dewi',
+      ]);
+      await write('nikah', 2, { nama: 'Dewi Lestari', menu: ['Soto', 'Rendang'] });
+      expect(await values()).toEqual([
+        'nikah/menu=rendang',
+        'nikah/menu=soto',
+        'nikah/nama=dewi lestari',
+      ]);
+      await write('syukuran', 3, { nama: 'Dewi Lestari', menu: ['Soto', 'Rendang'] });
+      expect(await values()).toEqual([
+        'syukuran/menu=rendang',
+        'syukuran/menu=soto',
+        'syukuran/nama=dewi lestari',
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
+});
