@@ -90,6 +90,8 @@ export interface IngestRow {
   passes: PassRow[];
   /** The same rows straight into a plain table, no HTTP (PostgreSQL only). */
   floor?: PassRow[];
+  /** The same, with this schema's indexes and each row's values kept as the filters keep them. */
+  schemaFloor?: PassRow[];
 }
 
 function percentile(sorted: number[], share: number): number {
@@ -247,38 +249,68 @@ export async function measureIngest(options: {
 
 /**
  * The floor: the same batches as one statement each, from SENDERS connections, into a plain
- * table of the same shape with the same version check, no HTTP and nothing else kept.
+ * table of the same shape with the same version check, no HTTP and nothing else kept. With
+ * `values`, the floor of this schema: the respondents table with both its indexes, and the
+ * statement also replaces each applied row's values (worked out here, as the filters keep
+ * them) in a table shaped and indexed as answer_values.
  */
 export async function measureIngestFloor(
   databaseUrl: string,
+  values: boolean,
   log: (line: string) => void,
 ): Promise<PassRow[]> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: SENDERS });
   try {
-    await pool.query(`DROP TABLE IF EXISTS floor_respondents;
+    await pool.query(`DROP TABLE IF EXISTS floor_respondents, floor_values;
       CREATE TABLE floor_respondents (id text PRIMARY KEY, campaign_id text NOT NULL,
         submitted_at bigint NOT NULL, attendance_status text NOT NULL, answers text NOT NULL,
-        version bigint NOT NULL)`);
+        version bigint NOT NULL);
+      CREATE TABLE floor_values (campaign_id text NOT NULL, field_key text NOT NULL,
+        folded text NOT NULL, respondent_id text NOT NULL)`);
+    if (values) {
+      await pool.query(`CREATE UNIQUE INDEX ON floor_respondents (campaign_id, submitted_at, id);
+        CREATE INDEX ON floor_values (campaign_id, field_key, substr(folded, 1, 200));
+        CREATE INDEX ON floor_values (respondent_id)`);
+    }
+    const upsert = `INSERT INTO floor_respondents
+        SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[],
+          $6::bigint[])
+      ON CONFLICT (id) DO UPDATE SET campaign_id = excluded.campaign_id,
+        submitted_at = excluded.submitted_at, attendance_status = excluded.attendance_status,
+        answers = excluded.answers, version = excluded.version
+      WHERE floor_respondents.version < excluded.version`;
+    // One statement: the old values of the rows applied go, their new ones come.
+    const withValues = `WITH applied AS (${upsert} RETURNING id),
+      gone AS (DELETE FROM floor_values AS v USING applied WHERE v.respondent_id = applied.id)
+      INSERT INTO floor_values
+        SELECT v.* FROM unnest($7::text[], $8::text[], $9::text[], $10::text[])
+          AS v (campaign_id, field_key, folded, respondent_id)
+        JOIN applied ON applied.id = v.respondent_id`;
     return await passes(
-      'floor',
+      values ? 'floor with values' : 'floor',
       async (batch) => {
-        await pool.query(
-          `INSERT INTO floor_respondents
-             SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[],
-               $6::bigint[])
-           ON CONFLICT (id) DO UPDATE SET campaign_id = excluded.campaign_id,
-             submitted_at = excluded.submitted_at, attendance_status = excluded.attendance_status,
-             answers = excluded.answers, version = excluded.version
-           WHERE floor_respondents.version < excluded.version`,
-          [
-            batch.map((r) => r.id),
-            batch.map((r) => r.campaignId),
-            batch.map((r) => Date.parse(r.submittedAt)),
-            batch.map((r) => r.attendanceStatus),
-            batch.map((r) => JSON.stringify(r.answers)),
-            batch.map((r) => r.version),
-          ],
+        const rows = [
+          batch.map((r) => r.id),
+          batch.map((r) => r.campaignId),
+          batch.map((r) => Date.parse(r.submittedAt)),
+          batch.map((r) => r.attendanceStatus),
+          batch.map((r) => JSON.stringify(r.answers)),
+          batch.map((r) => r.version),
+        ];
+        if (!values) {
+          await pool.query(upsert, rows);
+          return;
+        }
+        const kept = batch.flatMap((r) =>
+          Object.entries(r.answers).flatMap(([key, answer]) =>
+            [
+              ...new Set(
+                (Array.isArray(answer) ? answer : [answer]).map((v) => String(v).toLowerCase()),
+              ),
+            ].map((folded) => [r.campaignId, key, folded, r.id]),
+          ),
         );
+        await pool.query(withValues, [...rows, ...[0, 1, 2, 3].map((n) => kept.map((v) => v[n]))]);
       },
       process.pid,
       log,

@@ -319,11 +319,13 @@ async function runIngest(): Promise<void> {
       }
       const passes = await measureIngest({ engine, databaseUrl: url, token, log });
       checks[engine] = await checkIngested(url);
-      const floor =
-        engine === 'postgres'
-          ? await measureIngestFloor(await fresh('ingest_floor'), log)
-          : undefined;
-      rows.push({ engine, passes, ...(floor ? { floor } : {}) });
+      if (engine === 'postgres') {
+        const floor = await measureIngestFloor(await fresh('ingest_floor'), false, log);
+        const schemaFloor = await measureIngestFloor(await fresh('ingest_floor'), true, log);
+        rows.push({ engine, passes, floor, schemaFloor });
+      } else {
+        rows.push({ engine, passes });
+      }
     }
   } finally {
     await cluster.stop();
