@@ -12,7 +12,7 @@ import { issueKey } from '../src/keys/keys.service.ts';
 import { HOUR_MS } from '../src/time-units.ts';
 import { S3_CREDENTIALS } from '../test/helpers/s3-server.ts';
 import { campaign, FIELDS, SMALL, timedPageOne } from './downloads.ts';
-import { sampleRss, startHadir, startS3 } from './processes.ts';
+import { sampleChildrenRss, sampleRss, startHadir, startS3 } from './processes.ts';
 
 const LARGE = { id: 'tamu-100k', rows: 100_000 };
 const WARM_UP_MS = 3_000;
@@ -30,6 +30,8 @@ export interface DeliveriesRow {
   seconds: number;
   idleRssBytes: number;
   peakRssBytes: number;
+  /** The peak of a run's own process (SPEEDUPS_OFF=delivery-process: none, the run is the server's). */
+  runProcessPeakRssBytes: number;
   /** The data API's page 1, one request at a time: before the runs, and while they ran. */
   restP50Ms: number;
   duringP50Ms: number;
@@ -73,6 +75,7 @@ export async function measureDeliveries(log: (line: string) => void): Promise<De
     const restP50Ms = await timedPageOne(server.url, dataKey.key, TIMED_MS);
     const idleRssBytes = sampleRss(server.pid)();
     const peak = sampleRss(server.pid);
+    const runProcessPeak = sampleChildrenRss(server.pid);
     // Three deliveries set up an hour ago: the server's next look (within 30 s) finds this
     // hour's slot of each due, and runs them one after another.
     const deliveries: Array<{ id: string }> = [];
@@ -127,6 +130,7 @@ export async function measureDeliveries(log: (line: string) => void): Promise<De
       times.push(performance.now() - started);
     }
     const peakRssBytes = peak();
+    const runProcessPeakRssBytes = runProcessPeak();
     const done = await runs();
     const failed = done.find((run) => run.state !== 'done');
     if (failed) throw new Error(`a run ended ${failed.state}: ${failed.error}`);
@@ -140,12 +144,13 @@ export async function measureDeliveries(log: (line: string) => void): Promise<De
       seconds: Math.max(...seconds),
       idleRssBytes,
       peakRssBytes,
+      runProcessPeakRssBytes,
       restP50Ms,
       duringP50Ms: Math.round((times[Math.floor(times.length / 2)] ?? 0) * 100) / 100,
       duringSamples: times.length,
     };
     log(
-      `  100,000 respondents as Parquet and CSV to a bucket, ${RUNS} runs: at most ${row.seconds.toFixed(1)} s each, ${(row.bytes / 1e6).toFixed(1)} MB, server RSS ${Math.round(idleRssBytes / 2 ** 20)} MiB idle, ${Math.round(peakRssBytes / 2 ** 20)} MiB at peak`,
+      `  100,000 respondents as Parquet and CSV to a bucket, ${RUNS} runs: at most ${row.seconds.toFixed(1)} s each, ${(row.bytes / 1e6).toFixed(1)} MB, server RSS ${Math.round(idleRssBytes / 2 ** 20)} MiB idle, ${Math.round(peakRssBytes / 2 ** 20)} MiB at peak; a run's own process ${Math.round(runProcessPeakRssBytes / 2 ** 20)} MiB at peak`,
     );
     log(
       `  data API page 1, one at a time: p50 ${row.restP50Ms} ms at rest, ${row.duringP50Ms} ms during the runs (${row.duringSamples} requests)`,

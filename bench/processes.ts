@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { freePort } from '../test/helpers/postgres-cluster.ts';
@@ -160,21 +160,42 @@ export function startStoreRead(
   ]);
 }
 
-/** Samples a process's resident set every 50 ms until stopped; returns the largest, in bytes. */
-export function sampleRss(pid: number): () => number {
-  let peak = 0;
-  const read = () => {
-    try {
-      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      peak = Math.max(peak, kb * 1024);
-    } catch {}
-  };
-  read();
-  const timer = setInterval(read, 50);
+/** A process's resident set now, in bytes (0 once it is gone). */
+function rssOf(pid: number | string): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** The processes `pid` has started that still run (Linux). */
+function childrenOf(pid: number): string[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+      readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/** Samples `measure` every 50 ms until stopped; returns the largest it gave. */
+function samplePeak(measure: () => number): () => number {
+  let peak = measure();
+  const timer = setInterval(() => {
+    peak = Math.max(peak, measure());
+  }, 50);
   return () => {
     clearInterval(timer);
-    read();
-    return peak;
+    return Math.max(peak, measure());
   };
 }
+
+/** Samples a process's resident set every 50 ms until stopped; returns the largest, in bytes. */
+export const sampleRss = (pid: number) => samplePeak(() => rssOf(pid));
+
+/** The peak resident memory of any one process `pid` has started, sampled as sampleRss does. */
+export const sampleChildrenRss = (pid: number) =>
+  samplePeak(() => Math.max(0, ...childrenOf(pid).map(rssOf)));

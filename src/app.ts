@@ -12,11 +12,16 @@ import { ReplicaChoice, walReadings } from './data-api/replica-choice.ts';
 import { RedisSeenPositions } from './data-api/seen-positions.ts';
 import type { Store } from './db/connect.ts';
 import { StoreOutage } from './db/store-outage.ts';
-import { DisclosureLog, type DisclosureRecorder } from './disclosures/disclosure-log.ts';
+import {
+  DisclosureLog,
+  type DisclosureRecorder,
+  UNRECORDED,
+} from './disclosures/disclosure-log.ts';
 import { RelayedReads } from './disclosures/relayed-reads.ts';
 import { registerReferenceRoutes } from './docs/docs.routes.ts';
 import { registerOpenApi } from './docs/openapi.ts';
-import { ExportWorker } from './exports/export-worker.ts';
+import { ExportWorker, RUN_LEASE_MS } from './exports/export-worker.ts';
+import { runApart } from './exports/run-apart.ts';
 import { createGuestLists } from './guest-list/guest-list.ts';
 import { registerAnswerGuards } from './http/answer-guards.ts';
 import type { ConnectionTimeouts } from './http/connections.ts';
@@ -213,7 +218,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     speedups,
   });
   if (deps.runsExports) {
+    const apart = speedups.on('delivery-process') && !deps.store.url.endsWith(':memory:');
     const exportWorker = new ExportWorker({
+      ...(apart
+        ? {
+            deliver: runApart({
+              databaseUrl: deps.store.url,
+              keySealKey: deps.secrets.keySealKey,
+              allowPrivateNetworks: deps.portal.webhooksAllowPrivateNetworks === true,
+              speedupsOff: speedups.off,
+              recordsDisclosures: disclosures !== UNRECORDED,
+              leaseMs: RUN_LEASE_MS,
+            }),
+          }
+        : {}),
       store: deps.store,
       clock: deps.clock,
       keySealKey: deps.secrets.keySealKey,

@@ -11,6 +11,7 @@ export const SPEEDUPS = [
   'single-flight',
   'read-ahead',
   'file-thread',
+  'delivery-process',
 ] as const;
 
 export type Speedup = (typeof SPEEDUPS)[number];
@@ -35,5 +36,10 @@ export class Speedups {
 
   on(device: Speedup): boolean {
     return !this.#off.has(device);
+  }
+
+  /** The devices switched off, to hand the same choice to another process. */
+  get off(): Speedup[] {
+    return [...this.#off];
   }
 }

@@ -15,7 +15,7 @@ import { type AuthenticatedKey, verifyKey } from '../keys/keys.service.ts';
 import type { Resolver } from '../outbound/resolver.ts';
 import { readHorizon } from '../removals/removals.repository.ts';
 import type { Speedups } from '../speedups.ts';
-import { openBucket } from './bucket.ts';
+import { bucketProblem, openBucket } from './bucket.ts';
 import { runName } from './export-schedule.ts';
 import type { ExportRow, RunClaim } from './exports.repository.ts';
 import { type ExportFormat, formatsOf, targetOf } from './exports.service.ts';
@@ -72,6 +72,14 @@ export interface RunResult {
 export class KeyNotInForce extends Error {}
 /** Another node took the run over (this one's lease ran out): it stops before its manifest. */
 export class RunTakenOver extends Error {}
+/** A run that failed elsewhere (its own process), told here in the words it failed with. */
+export class RunFailed extends Error {}
+
+/** A failed run in the words its delivery's page and log show: ids and causes, never answers. */
+export function failureWords(error: unknown): string {
+  if (error instanceof KeyNotInForce || error instanceof RunFailed) return error.message;
+  return bucketProblem(error);
+}
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv; charset=utf-8',

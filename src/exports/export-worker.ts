@@ -1,9 +1,9 @@
 import { DomainError } from '../errors.ts';
 import { MINUTE_MS, SECOND_MS } from '../time-units.ts';
 import { inSpan } from '../tracing/tracing.ts';
-import { bucketProblem } from './bucket.ts';
 import {
   deliverRun,
+  failureWords,
   KeyNotInForce,
   type RunDeps,
   type RunResult,
@@ -29,7 +29,16 @@ export const CHECK_EVERY_MS = 30 * SECOND_MS;
 /** Waits before each retry of a failed run; after the last, the slot is given up. */
 export const RETRY_AFTER_MS = [MINUTE_MS, 5 * MINUTE_MS, 15 * MINUTE_MS, 60 * MINUTE_MS];
 
+/** How a claimed run is carried out: here (deliverRun), or in a process of its own (runApart). */
+export type Deliver = (
+  row: ExportRow,
+  claim: RunClaim,
+  stillHeld: () => Promise<boolean>,
+) => Promise<RunResult>;
+
 export interface ExportWorkerOptions extends RunDeps {
+  /** deliverRun in this process unless given. */
+  deliver?: Deliver;
   leaseMs?: number;
   checkEveryMs?: number;
   onRun?: (exportId: string, outcome: RunResult | { error: string }) => void;
@@ -140,7 +149,9 @@ export class ExportWorker {
         'export run',
         { 'hadir.export.formats': row.formats, 'hadir.attempt': claim.attempt },
         async (span) => {
-          const delivered = await deliverRun(this.options, row, claim, renew);
+          const delivered = await (this.options.deliver
+            ? this.options.deliver(row, claim, renew)
+            : deliverRun(this.options, row, claim, renew));
           span.setAttributes({
             'hadir.export.files': delivered.manifest.files.length,
             'hadir.export.rows': delivered.rows,
@@ -163,7 +174,7 @@ export class ExportWorker {
         // A chain with no key in force is not tried again: nothing would change.
         const retryAt =
           error instanceof KeyNotInForce || retry === undefined ? null : clock.now() + retry;
-        const words = error instanceof KeyNotInForce ? error.message : bucketProblem(error);
+        const words = failureWords(error);
         await failRun(store.db, claim, { at: clock.now(), error: words, retryAt });
         this.options.onRun?.(row.id, { error: words });
         throw new DomainError('conflict', `the run of ${row.id} failed: ${words}`);

@@ -2,11 +2,13 @@ import { createHash } from 'node:crypto';
 import { createDataReads } from '../../src/data-api/data-reads.ts';
 import type { Store } from '../../src/db/store.ts';
 import { DisclosureLog } from '../../src/disclosures/disclosure-log.ts';
-import { ExportWorker } from '../../src/exports/export-worker.ts';
+import { ExportWorker, type ExportWorkerOptions } from '../../src/exports/export-worker.ts';
 import {
   addExport,
   type ExportSettings,
+  listExports,
   type NewExport,
+  removeExport,
 } from '../../src/exports/exports.service.ts';
 import { KeyUsage } from '../../src/keys/key-usage.ts';
 import { type Resolver, systemResolver } from '../../src/outbound/resolver.ts';
@@ -53,7 +55,7 @@ export function exportWorld(
     responseCacheBytes: 0,
     speedups: Speedups.ALL_ON,
   });
-  const worker = (options: { leaseMs?: number } = {}) =>
+  const worker = (options: Pick<ExportWorkerOptions, 'leaseMs' | 'deliver'> = {}) =>
     new ExportWorker({
       ...settings,
       campaigns: reads.campaigns,
@@ -67,6 +69,10 @@ export function exportWorld(
     settings,
     keyUsage,
     worker,
+    /** Ends every delivery (the worker runs every one that is due, and a key has at most three). */
+    async removeAll(): Promise<void> {
+      for (const delivery of await listExports(settings)) await removeExport(settings, delivery.id);
+    },
     add: (input: Omit<NewExport, 'endpoint' | 'credentials'> & Partial<NewExport>) =>
       addExport(settings, { endpoint: s3.endpoint, credentials: S3_CREDENTIALS, ...input }),
     /** The run folders under `prefix` of `bucket` that hold a manifest, oldest first. */

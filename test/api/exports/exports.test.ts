@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../../src/accounts/accounts.service.ts';
 import type { Store } from '../../../src/db/store.ts';
 import { claimRun } from '../../../src/exports/exports.repository.ts';
-import { listExports, removeExport } from '../../../src/exports/exports.service.ts';
+import { listExports } from '../../../src/exports/exports.service.ts';
 import { importDocument } from '../../../src/import/import.service.ts';
 import { jakartaDay } from '../../../src/keys/key-usage.ts';
 import { issueKey, revokeKey } from '../../../src/keys/keys.service.ts';
@@ -86,12 +86,8 @@ describe.each(ENGINES)('scheduled deliveries to a bucket on %s', (engine) => {
     ).id;
     world = exportWorld(store, clock, s3);
   });
-  // Each test's deliveries end with it: the worker runs every delivery that is due.
-  afterEach(async () => {
-    for (const delivery of await listExports(world.settings)) {
-      await removeExport(world.settings, delivery.id);
-    }
-  });
+  // Each test's deliveries end with it.
+  afterEach(() => world.removeAll());
   afterAll(async () => {
     await world?.keyUsage.close();
     await store?.close();
