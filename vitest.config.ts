@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { FileTimings, LongestFirst } from './test/helpers/file-timings.ts';
+import { MORE_FILES } from './test/more-files.ts';
 
 // The workspace packages are tested from their sources (see their "hadir-source" export).
 const sources = { conditions: ['hadir-source'] };
@@ -16,18 +18,31 @@ export default defineConfig({
     hookTimeout: 60_000,
     // What a test file started ends with the file, even when a test failed or timed out.
     setupFiles: ['test/helpers/kill-owned-processes.ts'],
+    // The longest files first, from the last run's timings (see file-timings.ts).
+    sequence: { sequencer: LongestFirst },
+    reporters: ['default', new FileTimings()],
     projects: [
       {
         extends: true,
         // Pure code and SQLite files: no database server to start.
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], exclude: MORE_FILES },
       },
       {
         extends: true,
-        // Real engines, servers and browsers: one PostgreSQL cluster for the run (see global-setup).
+        // Real engines and servers: one PostgreSQL cluster for the run (see global-setup).
         test: {
           name: 'integration',
-          include: ['test/{api,cli,sdk,browser}/**/*.test.ts'],
+          include: ['test/{api,cli,sdk}/**/*.test.ts'],
+          exclude: MORE_FILES,
+          globalSetup: ['test/helpers/global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        // What `npm test` leaves to `npm run test:more`: other programs' parts (see more-files.ts).
+        test: {
+          name: 'more',
+          include: MORE_FILES,
           globalSetup: ['test/helpers/global-setup.ts'],
         },
       },

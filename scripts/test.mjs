@@ -1,5 +1,7 @@
-// `npm test`: every step runs even when one before it fails, and all of them are reported at the
-// end, so that one red step never hides another. The exit status is the first failure's.
+// `npm test` (lint, types, the unit and integration projects) and `npm run test:more` (the files
+// that drive other programs, and the Redis pass; see test/more-files.ts): every step runs even
+// when one before it fails, and all of them are reported at the end, so that one red step never
+// hides another. The exit status is the first failure's.
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 
@@ -11,21 +13,32 @@ function trackedFiles() {
   return listed.stdout.split('\0').filter(Boolean);
 }
 
-const steps = [
-  {
-    name: 'lint',
-    command: 'biome',
-    args: ['check', '--error-on-warnings', '--no-errors-on-unmatched', ...trackedFiles()],
-  },
-  { name: 'types', command: 'tsc', args: ['--noEmit'] },
-  { name: 'suite', command: 'vitest', args: ['run', ...process.argv.slice(2)] },
-  {
-    name: 'redis',
-    command: 'vitest',
-    args: ['run', '--project', 'integration', 'test/api/data-api/rate-limit.test.ts'],
-    env: { HADIR_TEST_REDIS: '1' },
-  },
-];
+const more = process.argv[2] === '--more';
+const passed = process.argv.slice(more ? 3 : 2);
+
+const steps = more
+  ? [
+      { name: 'more', command: 'vitest', args: ['run', '--project', 'more', ...passed] },
+      {
+        name: 'redis',
+        command: 'vitest',
+        args: ['run', '--project', 'integration', 'test/api/data-api/rate-limit.test.ts'],
+        env: { HADIR_TEST_REDIS: '1' },
+      },
+    ]
+  : [
+      {
+        name: 'lint',
+        command: 'biome',
+        args: ['check', '--error-on-warnings', '--no-errors-on-unmatched', ...trackedFiles()],
+      },
+      { name: 'types', command: 'tsc', args: ['--noEmit'] },
+      {
+        name: 'suite',
+        command: 'vitest',
+        args: ['run', '--project', 'unit', '--project', 'integration', ...passed],
+      },
+    ];
 
 const results = [];
 for (const step of steps) {
@@ -39,7 +52,7 @@ for (const step of steps) {
   results.push({ name: step.name, status, seconds: (performance.now() - started) / 1000 });
 }
 
-console.log('\nnpm test:');
+console.log(more ? '\nnpm run test:more:' : '\nnpm test:');
 for (const { name, status, seconds } of results) {
   console.log(`  ${status === 0 ? 'passed' : 'FAILED'}  ${name.padEnd(6)} ${seconds.toFixed(1)} s`);
 }

@@ -95,7 +95,7 @@ describe('hadir backup and restore on SQLite', { timeout: 120_000 }, () => {
       }
       return requests;
     })();
-    writeFileSync(join(work, 'second.json'), importDocument('second', 200_000));
+    writeFileSync(join(work, 'second.json'), importDocument('second', 60_000));
     const importing = spawnOwned(HADIR_BIN, ['import', join(work, 'second.json')], {
       env: { ...process.env, ...TEST_SECRET_ENV, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' },
       stdio: 'ignore',

@@ -8,6 +8,11 @@ import { type Engine, openStore, type Store } from '../../src/db/connect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 
 export const ENGINES: readonly Engine[] = ['sqlite', 'postgres'];
+/**
+ * The engine of the files that test pages (their HTML, headers, forms): the reads and writes
+ * behind a page are the portal API's and the services', which run on both engines elsewhere.
+ */
+export const PAGE_ENGINES: readonly Engine[] = ['sqlite'];
 
 /** A fresh, migrated database on the engine: a temporary SQLite file, or a copy of the template. */
 export async function createTestDatabaseUrl(engine: Engine): Promise<string> {

@@ -8,7 +8,7 @@ import { seedCampaign } from '../../helpers/factories.ts';
 import { signedInPages, signInPages } from '../../helpers/page-browser.ts';
 import { PORTAL_PASSWORD } from '../../helpers/portal-client.ts';
 import { startSmtpServer, type TestSmtpServer } from '../../helpers/smtp.ts';
-import { createTestStore, ENGINES } from '../../helpers/stores.ts';
+import { createTestStore, PAGE_ENGINES } from '../../helpers/stores.ts';
 
 const PORTAL = '/developer/portal';
 const GUEST_LISTS = `${PORTAL}/guest-lists`;
@@ -23,7 +23,7 @@ const mainText = (body: string) =>
     .replace(/\s+/g, ' ')
     .replaceAll('&amp;', '&') ?? '';
 
-describe.each(ENGINES)('the guest lists a holder lands on, on %s', (engine) => {
+describe.each(PAGE_ENGINES)('the guest lists a holder lands on, on %s', (engine) => {
   let t: TestApp;
   let smtp: TestSmtpServer;
 

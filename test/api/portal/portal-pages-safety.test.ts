@@ -4,12 +4,12 @@ import type { TestApp } from '../../helpers/app.ts';
 import { type PageResponse, pageBrowser } from '../../helpers/page-browser.ts';
 import { PORTAL_PASSWORD } from '../../helpers/portal-client.ts';
 import { resetLinkIn, startMailingApp, type TestSmtpServer } from '../../helpers/smtp.ts';
-import { ENGINES } from '../../helpers/stores.ts';
+import { PAGE_ENGINES } from '../../helpers/stores.ts';
 
 const PORTAL = '/developer/portal';
 const NEW_PASSWORD = 'nasi-uduk-betawi-sore';
 
-describe.each(ENGINES)('the portal pages against strangers and odd input, on %s', (engine) => {
+describe.each(PAGE_ENGINES)('the portal pages against strangers and odd input, on %s', (engine) => {
   let t: TestApp;
   let smtp: TestSmtpServer;
   let accounts = 0;

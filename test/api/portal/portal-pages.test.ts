@@ -9,11 +9,11 @@ import { seedWeddingCampaign } from '../../helpers/factories.ts';
 import { pageBrowser, signedInPages } from '../../helpers/page-browser.ts';
 import { PORTAL_PASSWORD } from '../../helpers/portal-client.ts';
 import { startSmtpServer, type TestSmtpServer } from '../../helpers/smtp.ts';
-import { createTestStore, ENGINES } from '../../helpers/stores.ts';
+import { createTestStore, PAGE_ENGINES } from '../../helpers/stores.ts';
 
 const PORTAL = '/developer/portal';
 
-describe.each(ENGINES)('the portal pages over HTTP on %s', (engine) => {
+describe.each(PAGE_ENGINES)('the portal pages over HTTP on %s', (engine) => {
   let t: TestApp;
   let smtp: TestSmtpServer;
   let usage: KeyUsage;
