@@ -30,8 +30,9 @@ import {
 import type { Campaign, Summary } from './campaigns.schemas.ts';
 import type { Projection } from './field-projection.ts';
 import type { Position, ProjectedRespondent, RespondentPages } from './pages/respondent-pages.ts';
-import { filterOf, narrowingIdentity, type RespondentFilter } from './respondent-filter.ts';
+import { filterOf, type RespondentFilter } from './respondent-filter.ts';
 import { type MatchedTotals, tallyMatches } from './respondent-matches.ts';
+import { responseCacheKey } from './response-cache-key.ts';
 import { ScopeProjections } from './scope-projections.ts';
 
 /**
@@ -311,8 +312,7 @@ export function createCampaignService(
 
     async fields({ campaign, projection }) {
       const campaignId = campaign.id;
-      const cacheKey = `fields\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}`;
-      return cache.get(cacheKey, async () => {
+      return cache.get(responseCacheKey(campaign, projection, { answer: 'fields' }), async () => {
         const data = await findFieldDefinitions(store, campaignId, projection.fieldKeys);
         return toCachedResponse({ data }, { fieldKeys: data.map((field) => field.key), rows: 0 });
       });
@@ -337,7 +337,7 @@ export function createCampaignService(
         narrowing.length === 0
           ? undefined
           : await questions.filter(campaign, projection, narrowing);
-      const cacheKey = `summary\u0000${campaign.id}\u0000${campaign.version}\u0000${projection.identity}\u0000${narrowingIdentity(narrowing)}`;
+      const cacheKey = responseCacheKey(campaign, projection, { answer: 'summary', narrowing });
       return cache.get(cacheKey, async () => {
         const summary = narrow
           ? await filteredSummary(campaign, projection, narrow)
@@ -347,17 +347,15 @@ export function createCampaignService(
     },
 
     async respondents({ campaign, projection }, resolved) {
-      const campaignId = campaign.id;
       // Most pages are not filtered: they take no extra turn.
       const narrow =
         resolved.narrowing.length === 0
           ? undefined
           : await questions.filter(campaign, projection, resolved.narrowing);
-      const { after } = resolved;
-      const place = after
-        ? `cursor:${after.submittedAt}\u0000${after.id}\u0000${resolved.page}`
-        : `page:${resolved.page}`;
-      const cacheKey = `respondents\u0000${campaignId}\u0000${campaign.version}\u0000${projection.identity}\u0000${resolved.sinceMs ?? ''}\u0000${place}\u0000${resolved.limit}\u0000${narrowingIdentity(resolved.narrowing)}`;
+      const cacheKey = responseCacheKey(campaign, projection, {
+        answer: 'respondents',
+        query: resolved,
+      });
       return cache.get(cacheKey, () =>
         pages.read(campaign, projection.fieldKeys, resolved, narrow),
       );
