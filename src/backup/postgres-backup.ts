@@ -49,7 +49,7 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<s
 
 /**
  * Dumps the database with pg_dump in its custom format (one consistent snapshot, taken while the
- * service runs; pg_restore reads it back, see docs/operating.md) into `target`, readable by the
+ * service runs; pg_restore reads it back, see docs/operating/backups.md) into `target`, readable by the
  * owner only, and checks that pg_restore can read the archive.
  */
 export async function backupPostgres(

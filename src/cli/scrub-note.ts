@@ -9,6 +9,6 @@ export function scrubNote(scrub: Scrub | undefined): string {
     case 'in_log_until_checkpoint':
       return '\nnote: a reader kept the write-ahead log open; the removed rows leave it at the next checkpoint (or run hadir compact)';
     case 'until_compaction':
-      return '\nnote: PostgreSQL keeps the removed rows in free space until hadir compact rewrites the tables (reads wait while it runs; see operating.md)';
+      return '\nnote: PostgreSQL keeps the removed rows in free space until hadir compact rewrites the tables (reads wait while it runs; see docs/operating/personal-data.md)';
   }
 }

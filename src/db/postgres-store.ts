@@ -105,7 +105,7 @@ export function openPostgresStore(
     connectionTimeoutMillis: timeouts.connectionMs,
     query_timeout: timeouts.queryMs,
     // No request may hold a connection for long: a runaway query is cancelled by the server.
-    // A pooler refuses it as a startup parameter; there it is the role's setting (operating.md).
+    // A pooler refuses it as a startup parameter; there it is the role's setting (docs/operating/postgresql.md).
     ...(pooled ? {} : { statement_timeout: timeouts.statementMs }),
     // A peer that vanished without a word is noticed by TCP, not only by the next query.
     keepAlive: true,
@@ -131,7 +131,7 @@ export function openPostgresStore(
       idle: pool.idleCount,
       waiting: pool.waitingCount,
     }),
-    // A rewrite locks the tables against reads; the operator chooses when (operating.md).
+    // A rewrite locks the tables against reads; the operator chooses when (docs/operating/personal-data.md).
     scrubRemovals: async () => 'until_compaction',
     compact: () => compactPostgres(db),
     close: () => db.destroy(),

@@ -10,7 +10,7 @@ import {
   removeCampaignRespondents,
 } from './removals.repository.ts';
 
-/** How long personal data and tombstones are kept (see operating.md, "Personal data"). */
+/** How long personal data and tombstones are kept (see docs/operating/personal-data.md). */
 export interface RetentionSettings {
   /** Respondents of a campaign go this many days after its eventDate; undefined keeps them. */
   daysAfterEvent: number | undefined;

@@ -27,7 +27,7 @@ describe('hadir backup on PostgreSQL', { timeout: 120_000 }, () => {
     expect(output).toContain('pg_dump custom format');
     expect(statSync(backup).mode & 0o777).toBe(0o600);
 
-    // docs/operating.md's restore: into a new, empty database.
+    // docs/operating/backups.md's restore: into a new, empty database.
     const target = await createTestDatabaseUrl('postgres');
     const admin = new pg.Client({ connectionString: target });
     await admin.connect();

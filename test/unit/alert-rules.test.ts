@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { headingsOf } from '../helpers/doc-anchors.ts';
 import { exportedSeries } from '../helpers/exported-series.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -11,19 +12,6 @@ const rules = readFileSync(RULES, 'utf8');
 
 const promtool = (...args: string[]) =>
   spawnSync('promtool', args, { cwd: join(ROOT, 'deploy/prometheus'), encoding: 'utf8' });
-
-/** The anchors of docs/operating.md's headings, as GitHub makes them. */
-function operatingAnchors(): Set<string> {
-  const text = readFileSync(join(ROOT, 'docs/operating.md'), 'utf8');
-  return new Set(
-    [...text.matchAll(/^#+ (.+)$/gm)].map((match) =>
-      (match[1] as string)
-        .toLowerCase()
-        .replace(/[^a-z0-9 -]/g, '')
-        .replace(/ /g, '-'),
-    ),
-  );
-}
 
 describe('the alerting rules shipped in deploy/prometheus', () => {
   it('load in Prometheus, and their tests pass: a 14.4× burn pages within 5 minutes, a 1× burn never', () => {
@@ -42,12 +30,14 @@ describe('the alerting rules shipped in deploy/prometheus', () => {
     expect([...asked].filter((name) => !exported.has(name))).toEqual([]);
   });
 
-  it('name for each alert a runbook section of docs/operating.md', () => {
-    const anchors = operatingAnchors();
-    const alerts = [...rules.matchAll(/- alert: (\w+)/g)].map((match) => match[1]);
-    const runbooks = [...rules.matchAll(/runbook: docs\/operating\.md#([a-z0-9-]+)/g)].map(
-      (match) => match[1] as string,
+  it('name for each alert a runbook section of docs/operating/observability.md', () => {
+    const anchors = new Set(
+      headingsOf(join(ROOT, 'docs/operating/observability.md')).map((heading) => heading.anchor),
     );
+    const alerts = [...rules.matchAll(/- alert: (\w+)/g)].map((match) => match[1]);
+    const runbooks = [
+      ...rules.matchAll(/runbook: docs\/operating\/observability\.md#([a-z0-9-]+)/g),
+    ].map((match) => match[1] as string);
     expect(runbooks).toHaveLength(alerts.length);
     expect(runbooks.filter((anchor) => !anchors.has(anchor))).toEqual([]);
   });

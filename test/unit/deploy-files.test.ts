@@ -27,7 +27,7 @@ function environmentOf(text: string): Record<string, string> {
 }
 
 describe('deploy/', () => {
-  it('hadir.service passes systemd-analyze verify, with the hardening operating.md describes', async () => {
+  it('hadir.service passes systemd-analyze verify, with the hardening docs/operating/production.md describes', async () => {
     const unit = read('hadir.service');
     for (const line of [
       'User=hadir',
@@ -87,7 +87,7 @@ describe('deploy/', () => {
   });
 
   it.each(['sh', 'dash', 'bash'])(
-    'hadir.env.example loads in %s as operating.md loads it, each value as systemd reads it',
+    'hadir.env.example loads in %s as docs/operating/production.md loads it, each value as systemd reads it',
     (shell) => {
       const file = join(ROOT, 'deploy', 'hadir.env.example');
       const expected = environmentOf(read('hadir.env.example'));

@@ -53,7 +53,7 @@ function storedDatabase(context: Context) {
   return location;
 }
 
-/** Backups while the service runs, and restores of them (docs/operating.md, "Backups"). */
+/** Backups while the service runs, and restores of them (docs/operating/backups.md). */
 export const BACKUP_COMMANDS: Record<string, Command> = {
   backup: {
     summary:
@@ -69,7 +69,7 @@ export const BACKUP_COMMANDS: Record<string, Command> = {
         const secrets = await carrySecrets(context.config, target);
         return {
           json: { engine: 'postgres', ...dump, ...(secrets ? { secrets } : {}) },
-          text: `Backed up the PostgreSQL database to ${dump.file} (${megabytes(dump.bytes)}, pg_dump custom format, ${counted(dump.tables, 'table')}; readable by you alone).${secretsLine(secrets)}\nRestore it with ./bin/hadir restore --from FILE --into postgres://…/NEW_DATABASE: see docs/operating.md, "Backups".`,
+          text: `Backed up the PostgreSQL database to ${dump.file} (${megabytes(dump.bytes)}, pg_dump custom format, ${counted(dump.tables, 'table')}; readable by you alone).${secretsLine(secrets)}\nRestore it with ./bin/hadir restore --from FILE --into postgres://…/NEW_DATABASE: see docs/operating/backups.md.`,
         };
       }
       const check = await backupSqlite(location.path, target);
