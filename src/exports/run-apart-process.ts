@@ -20,8 +20,10 @@ try {
 } catch {
   // Not allowed here: the run goes at the serving process's priority.
 }
-// The serving process gone (stopped or killed): so is its run, whose lease lapses for another.
-process.once('disconnect', () => process.exit(1));
+// The serving process gone (killed) before the answer: so is its run, whose lease lapses for
+// another node.
+const orphaned = () => process.exit(1);
+process.once('disconnect', orphaned);
 process.once('message', (job: ApartJob) => {
   void run(job)
     .catch(
@@ -31,7 +33,13 @@ process.once('message', (job: ApartJob) => {
         words: failureWords(error),
       }),
     )
-    .then((outcome) => process.send?.(outcome, () => process.disconnect()));
+    .then((outcome) =>
+      process.send?.(outcome, () => {
+        // Answered: the channel is closed from this side, and the process ends as its work has.
+        process.off('disconnect', orphaned);
+        process.disconnect();
+      }),
+    );
 });
 
 async function run(job: ApartJob): Promise<ApartOutcome> {
