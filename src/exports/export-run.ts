@@ -8,17 +8,17 @@ import { writeGuestList } from '../guest-list/guest-list-files.ts';
 import { GUEST_LIST_HEADINGS } from '../guest-list/guest-list-headings.ts';
 import { writeOnThread } from '../guest-list/written-on-a-thread.ts';
 import { toIso } from '../instant.ts';
-import { keyStatus, lifetimeOf } from '../key-in-force.ts';
+import { keyStatus } from '../key-in-force.ts';
 import type { KeyUsage } from '../keys/key-usage.ts';
-import { findScopesOfKeys } from '../keys/keys.repository.ts';
+import { findKeysOfLineage, findScopesOfKeys } from '../keys/keys.repository.ts';
 import { type AuthenticatedKey, verifyKey } from '../keys/keys.service.ts';
 import type { Resolver } from '../outbound/resolver.ts';
 import { readHorizon } from '../removals/removals.repository.ts';
 import type { Speedups } from '../speedups.ts';
 import { bucketProblem, openBucket } from './bucket.ts';
 import { runName } from './export-schedule.ts';
-import type { ExportRow, RunClaim } from './exports.repository.ts';
-import { type ExportFormat, formatsOf, targetOf } from './exports.service.ts';
+import type { ExportFormat, ExportRecord, RunClaim } from './exports.repository.ts';
+import { targetOf } from './exports.service.ts';
 
 export interface RunDeps {
   store: Store;
@@ -88,17 +88,13 @@ const CONTENT_TYPES: Record<ExportFormat, string> = {
 };
 
 /** The chain's newest key in force, checked by the one policy every read of a key takes. */
-async function keyOf(deps: RunDeps, row: ExportRow): Promise<AuthenticatedKey> {
+async function keyOf(deps: RunDeps, delivery: ExportRecord): Promise<AuthenticatedKey> {
   const now = deps.clock.now();
-  const keys = await deps.store.db
-    .selectFrom('api_keys')
-    .select(['id', 'revoked_at', 'expires_at'])
-    .where('lineage_id', '=', row.lineage_id)
-    .orderBy('created_at', 'desc')
-    .execute();
-  const inForce = keys.find((key) => keyStatus(lifetimeOf(key), now) === 'active');
+  const keys = await findKeysOfLineage(deps.store.db, delivery.lineageId);
+  const inForce = keys.find((key) => keyStatus(key.lifetime, now) === 'active');
   const verified =
-    inForce && (await verifyKey(deps.store, { holder: row.account_id, keyId: inForce.id }, now));
+    inForce &&
+    (await verifyKey(deps.store, { holder: delivery.accountId, keyId: inForce.id }, now));
   if (verified?.kind !== 'valid') {
     throw new KeyNotInForce('the key is no longer in force (revoked, expired or its account off)');
   }
@@ -127,12 +123,12 @@ function fileNames(campaigns: Array<{ id: string; slug: string }>): Map<string, 
  */
 export async function deliverRun(
   deps: RunDeps,
-  row: ExportRow,
+  delivery: ExportRecord,
   claim: RunClaim,
   stillHeld: () => Promise<boolean>,
 ): Promise<RunResult> {
   const startedAt = deps.clock.now();
-  const key = await keyOf(deps, row);
+  const key = await keyOf(deps, delivery);
   // Read before the rows: a removal after this is in the feed from `until` on.
   const horizon = await readHorizon(deps.store.db);
   const scopes = (await findScopesOfKeys(deps.store.db, [key.id])).get(key.id) ?? [];
@@ -151,7 +147,7 @@ export async function deliverRun(
   const headings = GUEST_LIST_HEADINGS.en;
   let target: ReturnType<typeof targetOf>;
   try {
-    target = targetOf(row, deps.keySealKey);
+    target = targetOf(delivery, deps.keySealKey);
   } catch {
     throw new Error(
       'the credentials cannot be opened: KEY_SEAL_SECRET changed since the delivery was set up; add it again',
@@ -164,7 +160,7 @@ export async function deliverRun(
   try {
     const files: DeliveredFile[] = [];
     for (const access of readable) {
-      for (const format of formatsOf(row)) {
+      for (const format of delivery.formats) {
         const path = `${names.get(access.campaign.id)}.${format}`;
         const whole = await deps.campaigns.everyRespondent(access, {
           recipient: { keyId: key.id, lineageId: key.lineageId, accountId: key.accountId },
@@ -190,7 +186,7 @@ export async function deliverRun(
     }
     const manifest: Manifest = {
       version: 1,
-      exportId: row.id,
+      exportId: delivery.id,
       run,
       runAt: new Date(claim.runAt).toISOString(),
       startedAt: toIso(startedAt),
@@ -206,7 +202,9 @@ export async function deliverRun(
     );
     // The newest `keep` runs stay, this one among them; an erased guest leaves with the rest.
     const runs = await bucket.runs();
-    const runsRemoved = runs.slice(0, Math.max(0, runs.length - row.keep)).filter((r) => r !== run);
+    const runsRemoved = runs
+      .slice(0, Math.max(0, runs.length - delivery.keep))
+      .filter((r) => r !== run);
     for (const old of runsRemoved) await bucket.removeRun(old);
     const rows = files.reduce((sum, file) => sum + file.rows, 0);
     const bytes = files.reduce((sum, file) => sum + file.bytes, 0);
@@ -219,7 +217,7 @@ export async function deliverRun(
         actor: 'exports',
         action: 'export.delivered',
         target: key.id,
-        details: { exportId: row.id, run, files: files.length, rows, bytes, runsRemoved },
+        details: { exportId: delivery.id, run, files: files.length, rows, bytes, runsRemoved },
       },
       now,
     );

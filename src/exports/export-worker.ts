@@ -12,15 +12,15 @@ import {
 import { slotAt, slotOfNow } from './export-schedule.ts';
 import {
   claimRun,
-  type ExportRow,
+  type ExportRecord,
   failRun,
+  findExports,
   finishRun,
-  listExportRows,
   type RunClaim,
   renewLease,
   runsOfSlots,
 } from './exports.repository.ts';
-import { ownExport, scheduleOf } from './exports.service.ts';
+import { ownExport } from './exports.service.ts';
 
 /** How long a claim holds a run without word from its node; renewed while the run goes on. */
 export const RUN_LEASE_MS = 2 * MINUTE_MS;
@@ -31,7 +31,7 @@ export const RETRY_AFTER_MS = [MINUTE_MS, 5 * MINUTE_MS, 15 * MINUTE_MS, 60 * MI
 
 /** How a claimed run is carried out: here (deliverRun), or in a process of its own (runApart). */
 export type Deliver = (
-  row: ExportRow,
+  delivery: ExportRecord,
   claim: RunClaim,
   stillHeld: () => Promise<boolean>,
 ) => Promise<RunResult>;
@@ -84,33 +84,32 @@ export class ExportWorker {
   async runDue(): Promise<number> {
     const { store, clock } = this.options;
     const now = clock.now();
-    const exports = await listExportRows(store.db);
-    const slots = exports
-      .map((row) => ({ row, runAt: slotAt(scheduleOf(row), now) }))
+    const slots = (await findExports(store.db))
+      .map((delivery) => ({ delivery, runAt: slotAt(delivery.schedule, now) }))
       // No run for a slot before the delivery was set up.
-      .filter(({ row, runAt }) => runAt >= Number(row.created_at));
+      .filter(({ delivery, runAt }) => runAt >= delivery.createdAt);
     const existing = await runsOfSlots(
       store.db,
-      slots.map(({ row, runAt }) => ({ exportId: row.id, runAt })),
+      slots.map(({ delivery, runAt }) => ({ exportId: delivery.id, runAt })),
     );
     let ran = 0;
-    for (const { row, runAt } of slots) {
+    for (const { delivery, runAt } of slots) {
       if (this.stopped) break;
-      const run = existing.find((r) => r.export_id === row.id && r.run_at === runAt);
+      const run = existing.find((r) => r.exportId === delivery.id && r.runAt === runAt);
       const due =
         !run ||
-        (run.state === 'failed' && run.next_attempt_at !== null && run.next_attempt_at <= now) ||
-        (run.state === 'running' && run.lease_until < now);
+        (run.state === 'failed' && run.nextAttemptAt !== null && run.nextAttemptAt <= now) ||
+        (run.state === 'running' && run.leaseUntil < now);
       if (!due) continue;
       const claim = await claimRun(
         store.db,
-        { exportId: row.id, runAt },
+        { exportId: delivery.id, runAt },
         clock.now(),
         this.leaseMs,
       );
       if (!claim) continue;
       ran += 1;
-      await this.run(row, claim).catch(() => {});
+      await this.run(delivery, claim).catch(() => {});
     }
     return ran;
   }
@@ -118,7 +117,7 @@ export class ExportWorker {
   /** `hadir exports run ID`: a run now (its slot this second), resolved once its manifest is written. */
   async runNow(exportId: string): Promise<RunResult> {
     const { store, clock } = this.options;
-    const row = await ownExport(
+    const delivery = await ownExport(
       { ...this.options, actor: 'operator', allowPrivateNetworks: true },
       exportId,
     );
@@ -130,11 +129,11 @@ export class ExportWorker {
     );
     if (!claim)
       throw new DomainError('conflict', `a run of ${exportId} started this second already`);
-    return this.run(row, claim);
+    return this.run(delivery, claim);
   }
 
   /** One claimed run, its lease renewed while it goes on, ended as delivered or failed. */
-  private async run(row: ExportRow, claim: RunClaim): Promise<RunResult> {
+  private async run(delivery: ExportRecord, claim: RunClaim): Promise<RunResult> {
     const { store, clock } = this.options;
     let held = true;
     const renew = async () => {
@@ -147,11 +146,11 @@ export class ExportWorker {
     try {
       const result = await inSpan(
         'export run',
-        { 'hadir.export.formats': row.formats, 'hadir.attempt': claim.attempt },
+        { 'hadir.export.formats': delivery.formats, 'hadir.attempt': claim.attempt },
         async (span) => {
           const delivered = await (this.options.deliver
-            ? this.options.deliver(row, claim, renew)
-            : deliverRun(this.options, row, claim, renew));
+            ? this.options.deliver(delivery, claim, renew)
+            : deliverRun(this.options, delivery, claim, renew));
           span.setAttributes({
             'hadir.export.files': delivered.manifest.files.length,
             'hadir.export.rows': delivered.rows,
@@ -166,7 +165,7 @@ export class ExportWorker {
         rows: result.rows,
         bytes: result.bytes,
       });
-      this.options.onRun?.(row.id, result);
+      this.options.onRun?.(delivery.id, result);
       return result;
     } catch (error) {
       if (!(error instanceof RunTakenOver)) {
@@ -176,8 +175,8 @@ export class ExportWorker {
           error instanceof KeyNotInForce || retry === undefined ? null : clock.now() + retry;
         const words = failureWords(error);
         await failRun(store.db, claim, { at: clock.now(), error: words, retryAt });
-        this.options.onRun?.(row.id, { error: words });
-        throw new DomainError('conflict', `the run of ${row.id} failed: ${words}`);
+        this.options.onRun?.(delivery.id, { error: words });
+        throw new DomainError('conflict', `the run of ${delivery.id} failed: ${words}`);
       }
       throw error;
     } finally {

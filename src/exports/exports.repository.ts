@@ -1,31 +1,148 @@
 import type { Kysely } from 'kysely';
 import type { Database, ExportRunsTable, ExportsTable } from '../db/schema.ts';
 import { DAY_MS } from '../time-units.ts';
+import type { Schedule } from './export-schedule.ts';
 
-export type ExportRow = ExportsTable;
-export type ExportRunRow = ExportRunsTable;
+/** The files a delivery may write, each campaign's in each format chosen. */
+export const EXPORT_FORMATS = ['csv', 'parquet', 'xlsx'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** A scheduled delivery of a key's guest lists to a bucket, as the rest of the room uses it. */
+export interface ExportRecord {
+  id: string;
+  /** The key's rotation chain: a delivery outlives a rotation, and stops with the chain. */
+  lineageId: string;
+  /** The key's holder, whose key in force the run reads with. */
+  accountId: string;
+  bucket: string;
+  /** Without slashes at either end; '' for the bucket's top. */
+  prefix: string;
+  endpoint: string;
+  region: string;
+  /** The sealed `{ accessKeyId, secretAccessKey }` (see openCredentials), never opened here. */
+  credentialsSealed: string;
+  schedule: Schedule;
+  formats: ExportFormat[];
+  /** How many runs the bucket keeps. */
+  keep: number;
+  createdAt: number;
+  /** 'operator', or the holder's account id. */
+  createdBy: string;
+}
+
+/** One run of a delivery: its slot's claim, its lease while it runs, and what it wrote. */
+export interface ExportRunRecord {
+  exportId: string;
+  /** The slot's instant: the run's folder is named after it. */
+  runAt: number;
+  state: ExportRunsTable['state'];
+  attempts: number;
+  leaseUntil: number;
+  /** When a failed run is tried again; null once it is given up. */
+  nextAttemptAt: number | null;
+  startedAt: number;
+  finishedAt: number | null;
+  files: number | null;
+  rows: number | null;
+  bytes: number | null;
+  /** What went wrong, in words without values. */
+  error: string | null;
+}
+
+const nullableNumber = (value: number | null) => (value === null ? null : Number(value));
+
+function rowToExport(row: ExportsTable): ExportRecord {
+  return {
+    id: row.id,
+    lineageId: row.lineage_id,
+    accountId: row.account_id,
+    bucket: row.bucket,
+    prefix: row.prefix,
+    endpoint: row.endpoint,
+    region: row.region,
+    credentialsSealed: row.credentials_sealed,
+    schedule: row.every === '1h' ? { every: '1h' } : { every: '1d', atMinute: row.at_minute },
+    formats: row.formats.split(',') as ExportFormat[],
+    keep: Number(row.keep),
+    createdAt: Number(row.created_at),
+    createdBy: row.created_by,
+  };
+}
+
+function exportToRow(record: ExportRecord): ExportsTable {
+  return {
+    id: record.id,
+    lineage_id: record.lineageId,
+    account_id: record.accountId,
+    bucket: record.bucket,
+    prefix: record.prefix,
+    endpoint: record.endpoint,
+    region: record.region,
+    credentials_sealed: record.credentialsSealed,
+    every: record.schedule.every,
+    at_minute: record.schedule.every === '1d' ? record.schedule.atMinute : 0,
+    formats: record.formats.join(','),
+    keep: record.keep,
+    created_at: record.createdAt,
+    created_by: record.createdBy,
+  };
+}
+
+function rowToRun(row: ExportRunsTable): ExportRunRecord {
+  return {
+    exportId: row.export_id,
+    runAt: Number(row.run_at),
+    state: row.state,
+    attempts: Number(row.attempts),
+    leaseUntil: Number(row.lease_until),
+    nextAttemptAt: nullableNumber(row.next_attempt_at),
+    startedAt: Number(row.started_at),
+    finishedAt: nullableNumber(row.finished_at),
+    files: nullableNumber(row.files),
+    rows: nullableNumber(row.rows),
+    bytes: nullableNumber(row.bytes),
+    error: row.error,
+  };
+}
 
 /** Runs remembered per export (their counts and errors, for the listing and the key page). */
 const RUNS_REMEMBERED_MS = 30 * DAY_MS;
 
-export async function insertExport(db: Kysely<Database>, row: ExportRow): Promise<void> {
-  await db.insertInto('exports').values(row).execute();
+export async function insertExport(db: Kysely<Database>, record: ExportRecord): Promise<void> {
+  await db.insertInto('exports').values(exportToRow(record)).execute();
 }
 
-export function listExportRows(
+/** How many deliveries a key chain has. */
+export async function countExportsOfLineage(
+  db: Kysely<Database>,
+  lineageId: string,
+): Promise<number> {
+  const counted = await db
+    .selectFrom('exports')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('lineage_id', '=', lineageId)
+    .executeTakeFirstOrThrow();
+  return Number(counted.n);
+}
+
+export async function findExports(
   db: Kysely<Database>,
   filter: { lineageIds?: readonly string[] } = {},
-): Promise<ExportRow[]> {
+): Promise<ExportRecord[]> {
   let query = db.selectFrom('exports').selectAll().orderBy('created_at').orderBy('id');
   if (filter.lineageIds) {
-    if (filter.lineageIds.length === 0) return Promise.resolve([]);
+    if (filter.lineageIds.length === 0) return [];
     query = query.where('lineage_id', 'in', filter.lineageIds);
   }
-  return query.execute();
+  return (await query.execute()).map(rowToExport);
 }
 
-export function findExport(db: Kysely<Database>, id: string): Promise<ExportRow | undefined> {
-  return db.selectFrom('exports').selectAll().where('id', '=', id).executeTakeFirst();
+export async function findExport(
+  db: Kysely<Database>,
+  id: string,
+): Promise<ExportRecord | undefined> {
+  const row = await db.selectFrom('exports').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && rowToExport(row);
 }
 
 /** Removes an export and what is remembered of its runs; true when there was one. */
@@ -42,7 +159,7 @@ export async function recentRuns(
   db: Kysely<Database>,
   exportIds: readonly string[],
   now: number,
-): Promise<ExportRunRow[]> {
+): Promise<ExportRunRecord[]> {
   if (exportIds.length === 0) return [];
   const rows = await db
     .selectFrom('export_runs')
@@ -51,14 +168,14 @@ export async function recentRuns(
     .where('run_at', '>', now - RUNS_REMEMBERED_MS)
     .orderBy('run_at', 'desc')
     .execute();
-  return rows.map(numeric);
+  return rows.map(rowToRun);
 }
 
 /** The runs of these slots that exist already, whatever their state. */
 export async function runsOfSlots(
   db: Kysely<Database>,
   slots: ReadonlyArray<{ exportId: string; runAt: number }>,
-): Promise<ExportRunRow[]> {
+): Promise<ExportRunRecord[]> {
   if (slots.length === 0) return [];
   const rows = await db
     .selectFrom('export_runs')
@@ -75,19 +192,8 @@ export async function runsOfSlots(
     )
     .execute();
   const wanted = new Set(slots.map((slot) => `${slot.exportId}@${slot.runAt}`));
-  return rows.map(numeric).filter((row) => wanted.has(`${row.export_id}@${row.run_at}`));
+  return rows.map(rowToRun).filter((run) => wanted.has(`${run.exportId}@${run.runAt}`));
 }
-
-const numeric = (row: ExportRunRow): ExportRunRow => ({
-  ...row,
-  run_at: Number(row.run_at),
-  lease_until: Number(row.lease_until),
-  next_attempt_at: row.next_attempt_at === null ? null : Number(row.next_attempt_at),
-  started_at: Number(row.started_at),
-  finished_at: row.finished_at === null ? null : Number(row.finished_at),
-  rows: row.rows === null ? null : Number(row.rows),
-  bytes: row.bytes === null ? null : Number(row.bytes),
-});
 
 /** A slot's run held by one node: which attempt it is, so that a later holder fences it out. */
 export interface RunClaim {

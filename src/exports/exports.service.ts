@@ -11,19 +11,20 @@ import { openSealed, seal } from '../seal.ts';
 import { deriveKey } from '../secrets.ts';
 import { clockTime, nextSlotAfter, type Schedule, scheduleText } from './export-schedule.ts';
 import {
+  countExportsOfLineage,
   deleteExport,
-  type ExportRow,
-  type ExportRunRow,
+  EXPORT_FORMATS,
+  type ExportFormat,
+  type ExportRecord,
+  type ExportRunRecord,
   findExport,
+  findExports,
   insertExport,
-  listExportRows,
   recentRuns,
 } from './exports.repository.ts';
 import type { BucketTarget } from './s3-requests.ts';
 
-/** The files a delivery may write, each campaign's in each format chosen. */
-export const EXPORT_FORMATS = ['csv', 'parquet', 'xlsx'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export { EXPORT_FORMATS, type ExportFormat };
 
 export const DEFAULT_KEEP = 7;
 export const MAX_KEEP = 100;
@@ -75,7 +76,7 @@ export interface ExportView {
 
 export interface RunView {
   run: string;
-  state: ExportRunRow['state'];
+  state: ExportRunRecord['state'];
   attempts: number;
   finishedAt: string | null;
   files: number | null;
@@ -105,24 +106,18 @@ export function openCredentials(
   return JSON.parse(openSealed(sealed, credentialsKey(keySealKey), `export:${exportId}`));
 }
 
-/** What a run needs to reach the bucket: the row's target with its credentials opened. */
-export function targetOf(row: ExportRow, keySealKey: Buffer): BucketTarget {
-  const credentials = openCredentials(row.credentials_sealed, keySealKey, row.id);
+/** What a run needs to reach the bucket: the delivery's target with its credentials opened. */
+export function targetOf(delivery: ExportRecord, keySealKey: Buffer): BucketTarget {
+  const credentials = openCredentials(delivery.credentialsSealed, keySealKey, delivery.id);
   return {
-    bucket: row.bucket,
-    prefix: row.prefix,
-    endpoint: row.endpoint,
-    region: row.region,
+    bucket: delivery.bucket,
+    prefix: delivery.prefix,
+    endpoint: delivery.endpoint,
+    region: delivery.region,
     credentials,
-    publicOnly: row.created_by !== 'operator',
+    publicOnly: delivery.createdBy !== 'operator',
   };
 }
-
-export const scheduleOf = (row: Pick<ExportRow, 'every' | 'at_minute'>): Schedule =>
-  row.every === '1h' ? { every: '1h' } : { every: '1d', atMinute: row.at_minute };
-
-export const formatsOf = (row: Pick<ExportRow, 'formats'>): ExportFormat[] =>
-  row.formats.split(',') as ExportFormat[];
 
 /** `s3://BUCKET/PREFIX` as its bucket and prefix (S3's naming rules, checked before any call). */
 export function parseDestination(text: string): { bucket: string; prefix: string } {
@@ -190,35 +185,29 @@ export async function addExport(settings: ExportSettings, input: NewExport): Pro
   const key = await lineageInForce(settings, input.keyId);
   const id = `exp_${randomBytes(12).toString('base64url')}`;
   const now = clock.now();
-  const row: ExportRow = {
+  const delivery: ExportRecord = {
     id,
-    lineage_id: key.lineage_id,
-    account_id: key.account_id,
+    lineageId: key.lineage_id,
+    accountId: key.account_id,
     bucket,
     prefix,
     endpoint: input.endpoint,
     region: input.region ?? 'us-east-1',
-    credentials_sealed: sealCredentials(input.credentials, settings.keySealKey, id),
-    every: input.schedule.every,
-    at_minute: input.schedule.every === '1d' ? input.schedule.atMinute : 0,
-    formats: formats.join(','),
+    credentialsSealed: sealCredentials(input.credentials, settings.keySealKey, id),
+    schedule: input.schedule,
+    formats,
     keep,
-    created_at: now,
-    created_by: settings.actor,
+    createdAt: now,
+    createdBy: settings.actor,
   };
   await store.db.transaction().execute(async (trx) => {
-    const existing = await trx
-      .selectFrom('exports')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('lineage_id', '=', key.lineage_id)
-      .executeTakeFirstOrThrow();
-    if (Number(existing.n) >= MAX_EXPORTS_PER_KEY) {
+    if ((await countExportsOfLineage(trx, key.lineage_id)) >= MAX_EXPORTS_PER_KEY) {
       throw new DomainError(
         'conflict',
         `key ${input.keyId} already has ${MAX_EXPORTS_PER_KEY} deliveries; remove one first`,
       );
     }
-    await insertExport(trx, row);
+    await insertExport(trx, delivery);
     await recordAudit(
       trx,
       {
@@ -230,49 +219,49 @@ export async function addExport(settings: ExportSettings, input: NewExport): Pro
       now,
     );
   });
-  return (await viewsOf(settings, [row]))[0] as ExportView;
+  return (await viewsOf(settings, [delivery]))[0] as ExportView;
 }
 
-function runView(run: ExportRunRow): RunView {
+function runView(run: ExportRunRecord): RunView {
   return {
-    run: new Date(run.run_at).toISOString(),
+    run: new Date(run.runAt).toISOString(),
     state: run.state,
     attempts: run.attempts,
-    finishedAt: run.finished_at === null ? null : toIso(run.finished_at),
+    finishedAt: run.finishedAt === null ? null : toIso(run.finishedAt),
     files: run.files,
     rows: run.rows,
     bytes: run.bytes,
     error: run.error,
-    nextAttemptAt: run.next_attempt_at === null ? null : toIso(run.next_attempt_at),
+    nextAttemptAt: run.nextAttemptAt === null ? null : toIso(run.nextAttemptAt),
   };
 }
 
 async function viewsOf(
   settings: Pick<ExportSettings, 'store' | 'clock'>,
-  rows: ExportRow[],
+  deliveries: ExportRecord[],
 ): Promise<ExportView[]> {
   const now = settings.clock.now();
   const runs = await recentRuns(
     settings.store.db,
-    rows.map((row) => row.id),
+    deliveries.map((delivery) => delivery.id),
     now,
   );
-  return rows.map((row) => {
-    const own = runs.filter((run) => run.export_id === row.id);
+  return deliveries.map((delivery) => {
+    const own = runs.filter((run) => run.exportId === delivery.id);
     const last = own[0];
     const delivered = own.find((run) => run.state === 'done');
-    const schedule = scheduleOf(row);
+    const { schedule } = delivery;
     return {
-      id: row.id,
-      keyId: row.lineage_id,
-      to: `s3://${row.bucket}/${row.prefix}`,
-      endpoint: row.endpoint,
+      id: delivery.id,
+      keyId: delivery.lineageId,
+      to: `s3://${delivery.bucket}/${delivery.prefix}`,
+      endpoint: delivery.endpoint,
       every: schedule.every,
       at: schedule.every === '1d' ? clockTime(schedule.atMinute) : null,
       schedule: scheduleText(schedule),
-      formats: formatsOf(row),
-      keep: row.keep,
-      createdAt: toIso(Number(row.created_at)),
+      formats: delivery.formats,
+      keep: delivery.keep,
+      createdAt: toIso(delivery.createdAt),
       nextRunAt: toIso(nextSlotAfter(schedule, now)),
       lastRun: last ? runView(last) : null,
       lastDelivered: delivered && delivered !== last ? runView(delivered) : null,
@@ -291,29 +280,29 @@ export async function listExports(
     if (!key) throw new DomainError('not_found', `no key with id ${keyId}`);
     lineageIds = [key.lineage_id];
   }
-  const rows = await listExportRows(settings.store.db, lineageIds ? { lineageIds } : {});
-  return viewsOf(settings, rows);
+  const deliveries = await findExports(settings.store.db, lineageIds ? { lineageIds } : {});
+  return viewsOf(settings, deliveries);
 }
 
 /** The export of this id, when the actor may see it (an operator, or the holder of its key). */
-export async function ownExport(settings: ExportSettings, id: string): Promise<ExportRow> {
-  const row = await findExport(settings.store.db, id);
-  if (!row || (settings.actor !== 'operator' && row.account_id !== settings.actor)) {
+export async function ownExport(settings: ExportSettings, id: string): Promise<ExportRecord> {
+  const delivery = await findExport(settings.store.db, id);
+  if (!delivery || (settings.actor !== 'operator' && delivery.accountId !== settings.actor)) {
     throw new DomainError('not_found', `no delivery with id ${id}`);
   }
-  return row;
+  return delivery;
 }
 
 /** Removes a delivery; what it wrote stays in the bucket, whose owner it is. */
 export async function removeExport(settings: ExportSettings, id: string): Promise<void> {
-  const row = await ownExport(settings, id);
+  const delivery = await ownExport(settings, id);
   await deleteExport(settings.store.db, id);
   await recordAudit(
     settings.store.db,
     {
       actor: settings.actor,
       action: 'export.removed',
-      target: row.lineage_id,
+      target: delivery.lineageId,
       details: { exportId: id },
     },
     settings.clock.now(),

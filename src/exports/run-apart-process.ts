@@ -67,7 +67,7 @@ async function run(job: ApartJob): Promise<ApartOutcome> {
         allowPrivateNetworks: job.allowPrivateNetworks,
         speedups,
       },
-      job.row,
+      job.delivery,
       job.claim,
       () => renewLease(store.db, job.claim, systemClock.now() + job.leaseMs),
     );

@@ -2,7 +2,7 @@ import { fork } from 'node:child_process';
 import type { Speedup } from '../speedups.ts';
 import { KeyNotInForce, RunFailed, type RunResult, RunTakenOver } from './export-run.ts';
 import type { Deliver } from './export-worker.ts';
-import type { ExportRow, RunClaim } from './exports.repository.ts';
+import type { ExportRecord, RunClaim } from './exports.repository.ts';
 
 /** What the run's process is told: its store and settings, and the run it carries out. */
 export interface ApartJob {
@@ -12,7 +12,7 @@ export interface ApartJob {
   speedupsOff: Speedup[];
   recordsDisclosures: boolean;
   leaseMs: number;
-  row: ExportRow;
+  delivery: ExportRecord;
   claim: RunClaim;
 }
 
@@ -27,7 +27,7 @@ export type ApartOutcome =
  */
 const HEAP = ['--max-semi-space-size=4'];
 
-export type ApartSettings = Omit<ApartJob, 'row' | 'claim'>;
+export type ApartSettings = Omit<ApartJob, 'delivery' | 'claim'>;
 
 /**
  * Carries out each run in a process of its own, started for the run and gone after it: a run
@@ -40,7 +40,7 @@ export type ApartSettings = Omit<ApartJob, 'row' | 'claim'>;
  * node to run the slot again.
  */
 export function runApart(settings: ApartSettings): Deliver {
-  return (row: ExportRow, claim: RunClaim): Promise<RunResult> =>
+  return (delivery: ExportRecord, claim: RunClaim): Promise<RunResult> =>
     new Promise((resolve, reject) => {
       const source = import.meta.url.endsWith('.ts');
       const entry = new URL(`./run-apart-process.${source ? 'ts' : 'js'}`, import.meta.url);
@@ -70,7 +70,7 @@ export function runApart(settings: ApartSettings): Deliver {
             new RunFailed(`the run's process ended (${signal ?? `exit ${code}`}) without a word`),
           );
       });
-      const job: ApartJob = { ...settings, row, claim };
+      const job: ApartJob = { ...settings, delivery, claim };
       child.send(job);
     });
 }

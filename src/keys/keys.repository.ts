@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { preparedQuery } from '../db/prepared.ts';
 import type { ApiKeyRow, Database, NewApiKeyRow } from '../db/schema.ts';
 import type { Store } from '../db/store.ts';
+import { type KeyLifetime, lifetimeOf } from '../key-in-force.ts';
 
 /** One campaign a key may read, and the field keys it may see there (the allow-list). */
 export interface KeyScope {
@@ -68,6 +69,20 @@ export async function findKeyById(
   id: string,
 ): Promise<ApiKeyRow | undefined> {
   return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The keys of a rotation chain, newest first, with what says whether each is in force. */
+export async function findKeysOfLineage(
+  db: Kysely<Database>,
+  lineageId: string,
+): Promise<Array<{ id: string; lifetime: KeyLifetime }>> {
+  const rows = await db
+    .selectFrom('api_keys')
+    .select(['id', 'revoked_at', 'expires_at'])
+    .where('lineage_id', '=', lineageId)
+    .orderBy('created_at', 'desc')
+    .execute();
+  return rows.map((row) => ({ id: row.id, lifetime: lifetimeOf(row) }));
 }
 
 export async function listKeyRows(

@@ -58,6 +58,7 @@ describe("a holder's bucket whose name server never answers", () => {
       'ok',
     );
     // More lookups hang than libuv has threads for getaddrinfo (4): none may hold the others.
+    let silentEnded = 0;
     const hanging = silent.map(({ world, id }) =>
       world
         .worker()
@@ -65,14 +66,17 @@ describe("a holder's bucket whose name server never answers", () => {
         .then(
           () => 'delivered',
           (error: Error) => error.message,
-        ),
+        )
+        .finally(() => {
+          silentEnded += 1;
+        }),
     );
     await new Promise((settle) => setTimeout(settle, 50));
-    const started = performance.now();
     const result = await healthy.world.worker().runNow(healthy.id);
-    const tookMs = performance.now() - started;
     expect(result.manifest.files).toHaveLength(1);
-    expect(tookMs).toBeLessThan(2_000);
+    // Its normal time, whatever the machine: done before any silent one reached its deadlines
+    // (three lookups of two one-second tries each), which it would have waited for if held.
+    expect(silentEnded).toBe(0);
     expect((await s3.keys('partner', 'ok/')).some((key) => key.endsWith('manifest.json'))).toBe(
       true,
     );
