@@ -2,11 +2,12 @@ import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
 import { systemClock } from './clock.ts';
 import type { Config } from './config.ts';
-import { SENDS_NOTIFICATIONS, transportOf } from './config.ts';
+import { SENDS_NOTIFICATIONS } from './config.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import { serveMetrics } from './http/metrics-server.ts';
 import { answerWorkersWindows, LocalWindowStore } from './http/rate-limit-stores.ts';
 import { readCertificate, SHUTDOWN_GRACE_MS } from './main.ts';
+import { transportOf } from './start-requirements.ts';
 
 export interface RunningCluster {
   url: string;

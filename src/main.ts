@@ -6,13 +6,7 @@ import { AggregatorRegistry } from 'prom-client';
 import { buildApp, buildIngestApp } from './app.ts';
 import { holdsAnyCampaign } from './campaigns/campaigns.repository.ts';
 import { systemClock } from './clock.ts';
-import {
-  type Config,
-  checkDevelopmentMail,
-  publicUrlOf,
-  retentionOf,
-  transportOf,
-} from './config.ts';
+import { type Config, retentionOf } from './config.ts';
 import { databaseNamed, openStore, type Store } from './db/connect.ts';
 import { migrateDatabase, migrateToLatest } from './db/migrate.ts';
 import { DisclosureLog, UNRECORDED } from './disclosures/disclosure-log.ts';
@@ -32,6 +26,7 @@ import { endpointDisabledMail } from './portal-pages/messages.ts';
 import { connectRedis } from './redis.ts';
 import { retainDaily } from './removals/retention.ts';
 import { serverSecretsOf } from './secrets.ts';
+import { checkDevelopmentMail, publicUrlOf, transportOf } from './start-requirements.ts';
 import { HOUR_MS } from './time-units.ts';
 import { startTracing } from './tracing/tracing.ts';
 

@@ -1,5 +1,6 @@
 import { fork } from 'node:child_process';
 import type { Speedup } from '../speedups.ts';
+import { moduleBeside } from '../threads.ts';
 import { KeyNotInForce, RunFailed, type RunResult, RunTakenOver } from './export-run.ts';
 import type { Deliver } from './export-worker.ts';
 import type { ExportRecord, RunClaim } from './exports.repository.ts';
@@ -42,8 +43,7 @@ export type ApartSettings = Omit<ApartJob, 'delivery' | 'claim'>;
 export function runApart(settings: ApartSettings): Deliver {
   return (delivery: ExportRecord, claim: RunClaim): Promise<RunResult> =>
     new Promise((resolve, reject) => {
-      const source = import.meta.url.endsWith('.ts');
-      const entry = new URL(`./run-apart-process.${source ? 'ts' : 'js'}`, import.meta.url);
+      const { entry, source } = moduleBeside(import.meta.url, 'run-apart-process');
       const child = fork(entry, [], {
         serialization: 'advanced',
         // From the TypeScript sources (development, the tests), through tsx as the caller is.

@@ -28,15 +28,15 @@ function readTimings(): Timings {
 export class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const kept = readTimings();
-    const secondsOf = (spec: TestSpecification) => {
+    const seconds = new Map<TestSpecification, number>();
+    for (const spec of files) {
       const remembered = this.ctx.cache.getTestSpecificationResult(spec);
-      return remembered ? remembered.duration / 1000 : kept[relative(ROOT, spec.moduleId)];
-    };
-    const known = files.filter((spec) => secondsOf(spec) !== undefined);
-    const unknown = files.filter((spec) => secondsOf(spec) === undefined);
-    known.sort((a, b) => (secondsOf(b) ?? 0) - (secondsOf(a) ?? 0));
+      const known = remembered ? remembered.duration / 1000 : kept[relative(ROOT, spec.moduleId)];
+      if (known !== undefined) seconds.set(spec, known);
+    }
+    const timed = [...seconds.keys()].sort((a, b) => (seconds.get(b) ?? 0) - (seconds.get(a) ?? 0));
     // A new file has no timing: it goes first, as Vitest puts unknown files, by its size.
-    return [...(await super.sort(unknown)), ...known];
+    return [...(await super.sort(files.filter((spec) => !seconds.has(spec)))), ...timed];
   }
 }
 
@@ -50,6 +50,7 @@ export class FileTimings implements Reporter {
         return { file: relative(ROOT, module.moduleId), seconds: Math.round(seconds * 10) / 10 };
       })
       .sort((a, b) => b.seconds - a.seconds);
+    // One file or a few, run by hand: their times are on the screen already.
     if (timings.length < 10) return;
     console.log('\nslowest files:');
     for (const { file, seconds } of timings.slice(0, 8)) {

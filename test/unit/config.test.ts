@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { checkDevelopmentMail, loadConfig, publicUrlOf } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
 import { parseDatabaseUrl } from '../../src/db/connect.ts';
 import { defaultMaxConnections, openFileLimit } from '../../src/http/connections.ts';
+import { checkDevelopmentMail, publicUrlOf } from '../../src/start-requirements.ts';
 
 describe('a PostgreSQL URL through a transaction pooler', () => {
   it('is marked by ?pgbouncer=true, which the driver never sees', () => {

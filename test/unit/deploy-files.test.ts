@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { checkDevelopmentMail, loadConfig, publicUrlOf, transportOf } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
 import { loadServerSecrets, secretsFromConfig } from '../../src/secrets.ts';
+import { checkDevelopmentMail, publicUrlOf, transportOf } from '../../src/start-requirements.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const read = (name: string) => readFileSync(join(ROOT, 'deploy', name), 'utf8');
