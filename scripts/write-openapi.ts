@@ -5,10 +5,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import pino from 'pino';
-import { buildApp } from '../src/app.ts';
 import { systemClock } from '../src/clock.ts';
 import { openStore } from '../src/db/connect.ts';
 import { buildReference } from '../src/docs/reference.ts';
+import { buildApp } from '../src/serving/app.ts';
+import { assembleServices } from '../src/serving/services.ts';
 import {
   CLIENT_TYPES_FILE,
   clientTypes,
@@ -20,7 +21,7 @@ import {
 } from './client-types.ts';
 
 const store = openStore('sqlite::memory:');
-const app = await buildApp({
+const services = await assembleServices({
   store,
   clock: systemClock,
   logger: pino({ level: 'silent' }),
@@ -38,9 +39,11 @@ const app = await buildApp({
     addressAttemptsPerMinute: 1,
   },
 });
+const app = await buildApp(services);
 await app.ready();
 writeFileSync(OPENAPI_FILE, buildReference(app.swagger()).openapi.body);
 await app.close();
+await services.close();
 await store.close();
 writeFileSync(CLIENT_TYPES_FILE, await clientTypes());
 writeFileSync(INGEST_DOCUMENT_FILE, await ingestDocumentText());

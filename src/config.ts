@@ -89,8 +89,11 @@ export interface Config {
    * (WEBHOOKS_ALLOW_PRIVATE_NETWORKS=1): for development and tests only, refused in production.
    */
   readonly webhooksAllowPrivateNetworks: boolean;
-  /** Set by the cluster's primary for the one worker that sends notifications on SQLite. */
-  readonly sendsNotificationsInCluster: boolean;
+  /**
+   * Set by the cluster's primary on the one worker that runs the jobs SQLite wants a single
+   * writer for (see src/serving/workers.ts).
+   */
+  readonly clusterHousekeeper: boolean;
   /** The certificate (chain) and private key `serve` listens with, as PEM files (see transportOf). */
   readonly tls?: { readonly certFile: string; readonly keyFile: string };
 }
@@ -99,8 +102,8 @@ export const DEFAULT_DATABASE_URL = 'sqlite:./data/hadir.sqlite';
 /** Ingest batches applied at once by default (see docs/performance.md, "Ingest, notifications and mirrors"). */
 export const DEFAULT_INGEST_CONCURRENT_BATCHES = 4;
 
-/** In the environment of the one cluster worker that sends notifications on SQLite. */
-export const SENDS_NOTIFICATIONS = 'HADIR_SENDS_NOTIFICATIONS';
+/** In the environment of the one cluster worker of a machine that is its housekeeper. */
+export const CLUSTER_HOUSEKEEPER = 'HADIR_CLUSTER_HOUSEKEEPER';
 
 /** Days the removals feed reaches back, unless REMOVALS_RETENTION_DAYS says. */
 export const DEFAULT_REMOVALS_RETENTION_DAYS = 90;
@@ -225,7 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     ...readTls(env),
     webhooksAllowPrivateNetworks,
-    sendsNotificationsInCluster: env[SENDS_NOTIFICATIONS] === '1',
+    clusterHousekeeper: env[CLUSTER_HOUSEKEEPER] === '1',
     speedups: readSpeedups(env.SPEEDUPS_OFF),
     keepAliveTimeoutMs:
       readInteger(env, 'KEEP_ALIVE_TIMEOUT_SECONDS', DEFAULT_TIMEOUTS.keepAliveMs / 1000, 1, 3600) *

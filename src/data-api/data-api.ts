@@ -10,7 +10,6 @@ import { carriesAnyone, type Door } from '../disclosures/disclosure.ts';
 import type { DisclosureRecorder } from '../disclosures/disclosure-log.ts';
 import type { RelayedReads } from '../disclosures/relayed-reads.ts';
 import { accessLog } from '../http/access-log.ts';
-import { authenticateKey, requireKey } from '../http/key-auth.ts';
 import type { Metrics } from '../http/metrics.ts';
 import { ensureClientWaiting, registerOverloadGuard } from '../http/overload.ts';
 import { registerRateLimit } from '../http/rate-limit.ts';
@@ -21,6 +20,7 @@ import {
 } from '../http/rate-limit-stores.ts';
 import { strictQuery } from '../http/strict-query.ts';
 import { createTurnGate } from '../http/turn-gate.ts';
+import { authenticateKey, requireKey } from '../keys/key-auth.ts';
 import type { KeyUsage } from '../keys/key-usage.ts';
 import type { AuthenticatedKey } from '../keys/keys.service.ts';
 import { removalsRoutes } from '../removals/removals.routes.ts';

@@ -9,7 +9,6 @@ import { recordPathOf } from '../db/sqlite-record-file.ts';
 import { ConfigError } from '../errors.ts';
 import { importDocument } from '../import/import.service.ts';
 import { issueKey } from '../keys/keys.service.ts';
-import { startServer, stopOnSignals } from '../main.ts';
 import { serverSecretsOf } from '../secrets.ts';
 import { DEMO_SCOPES, demoDocument } from './demo-data.ts';
 
@@ -52,8 +51,17 @@ async function ensurePortFree(host: string, port: number): Promise<void> {
 /** Whom the demo account acts for, as the disclosure reports name it. */
 export const DEMO_ORGANISATION = 'Katering Nusantara';
 
-/** Recreates the demo database, issues a demo key, and serves until SIGTERM or SIGINT. */
-export async function runDemo(config: Config): Promise<DemoSession> {
+/** The demo, ready to serve: the configuration to serve it with, and what it holds. */
+export interface PreparedDemo {
+  config: Config;
+  session: Omit<DemoSession, 'url' | 'metricsUrl'>;
+}
+
+/**
+ * Recreates the demo database and issues a demo key; the caller serves it with the configuration
+ * returned (see the CLI's `demo`).
+ */
+export async function prepareDemo(config: Config): Promise<PreparedDemo> {
   await ensurePortFree(config.host, config.port);
   // Its disclosure record too: the keys it names are gone with the database.
   for (const file of [DEMO_DATABASE_PATH, recordPathOf(DEMO_DATABASE_PATH)]) {
@@ -82,23 +90,22 @@ export async function runDemo(config: Config): Promise<DemoSession> {
       scopes: DEMO_SCOPES,
       sealFor: secrets.keySealKey,
     });
-    // The demo's notifications may go to receivers on this machine (http://127.0.0.1:…).
-    const server = await startServer({
-      ...config,
-      databaseUrl,
-      webhooksAllowPrivateNetworks: true,
-      // The demo shows its metrics too: on METRICS_PORT, or any free port it prints.
-      metricsPort: config.metricsPort ?? 0,
-    });
-    stopOnSignals(server);
     return {
-      url: server.url,
-      database: databaseUrl,
-      campaigns: counts.campaigns.upserted,
-      respondents: counts.respondents.upserted,
-      key: issued,
-      account: { email: account.email, password: account.generatedPassword ?? '' },
-      ...(server.metricsUrl ? { metricsUrl: server.metricsUrl } : {}),
+      config: {
+        ...config,
+        databaseUrl,
+        // The demo's notifications may go to receivers on this machine (http://127.0.0.1:…).
+        webhooksAllowPrivateNetworks: true,
+        // The demo shows its metrics too: on METRICS_PORT, or any free port it prints.
+        metricsPort: config.metricsPort ?? 0,
+      },
+      session: {
+        database: databaseUrl,
+        campaigns: counts.campaigns.upserted,
+        respondents: counts.respondents.upserted,
+        key: issued,
+        account: { email: account.email, password: account.generatedPassword ?? '' },
+      },
     };
   } finally {
     await store.close();

@@ -6,7 +6,7 @@ import { DomainError } from '../errors.ts';
 import { toIso } from '../instant.ts';
 import { keyStatus, lifetimeOf } from '../key-in-force.ts';
 import { findKeyById } from '../keys/keys.repository.ts';
-import { urlProblem } from '../notifications/webhook-sender.ts';
+import { urlProblem } from '../outbound/url-problem.ts';
 import { openSealed, seal } from '../seal.ts';
 import { deriveKey } from '../secrets.ts';
 import { clockTime, nextSlotAfter, type Schedule, scheduleText } from './export-schedule.ts';

@@ -1,10 +1,12 @@
 import { setPriority } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
+import { createCampaignService } from '../campaigns/campaigns.service.ts';
+import { createRespondentPages } from '../campaigns/pages/respondent-pages.ts';
 import { systemClock } from '../clock.ts';
-import { createDataReads } from '../data-api/data-reads.ts';
 import { openStore } from '../db/connect.ts';
 import { DisclosureLog, UNRECORDED } from '../disclosures/disclosure-log.ts';
+import { ResponseCache } from '../http/response-cache.ts';
 import { KeyUsage } from '../keys/key-usage.ts';
 import { systemResolver } from '../outbound/resolver.ts';
 import { Speedups } from '../speedups.ts';
@@ -50,9 +52,11 @@ async function run(job: ApartJob): Promise<ApartOutcome> {
   // Its own process: the file is written on its one thread, which serves nobody else.
   const speedups = new Speedups([...job.speedupsOff, 'file-thread']);
   try {
-    const reads = createDataReads(store, {
-      cursorKey: Buffer.alloc(32),
-      responseCacheBytes: 0,
+    // The campaigns' reads alone, with no cache: a run reads each page once, and hands out no
+    // cursor (so any key signs them).
+    const campaigns = createCampaignService(store, {
+      cache: new ResponseCache(0, { speedups }),
+      pages: createRespondentPages(store, { cursorKey: Buffer.alloc(32), speedups }),
       speedups,
     });
     const result = await deliverRun(
@@ -60,7 +64,7 @@ async function run(job: ApartJob): Promise<ApartOutcome> {
         store,
         clock: systemClock,
         keySealKey: Buffer.from(job.keySealKey),
-        campaigns: reads.campaigns,
+        campaigns,
         keyUsage,
         disclosures,
         resolve: systemResolver,

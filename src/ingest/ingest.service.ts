@@ -1,5 +1,7 @@
 import { hash } from 'node:crypto';
+import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
+import type { Database } from '../db/schema.ts';
 import type { Store } from '../db/store.ts';
 import { isTransactionConflict } from '../db/store-errors.ts';
 import { importWithin } from '../import/import.service.ts';
@@ -7,7 +9,13 @@ import { ImportRefused } from '../import/import-problems.ts';
 import { jsonLinesItems } from '../import/import-sources.ts';
 import { toIso } from '../instant.ts';
 import { DAY_MS } from '../time-units.ts';
-import { claimBatchKey, findBatch, keepBatchAnswer, takeBatchTurn } from './batches.repository.ts';
+import {
+  claimBatchKey,
+  findBatch,
+  keepBatchAnswer,
+  purgeBatchesBefore,
+  takeBatchTurn,
+} from './batches.repository.ts';
 import type { BatchAnswer } from './ingest.schemas.ts';
 
 /** At most this many records in one batch: one transaction, quick to apply and to retry. */
@@ -186,4 +194,12 @@ async function answeredBefore(
   if (!kept) return undefined;
   if (kept.bodyHash !== bodyHash) return { kind: 'key_reused' };
   return { kind: 'replayed', answer: JSON.parse(kept.answer) as BatchAnswer };
+}
+
+/**
+ * Forgets ingest batches' answers past the day a relay may send a batch again under its key
+ * (docs/ingesting.md): without it the table gains a row per batch forever.
+ */
+export async function purgeIngestBatches(db: Kysely<Database>, now: number): Promise<number> {
+  return purgeBatchesBefore(db, now - IDEMPOTENCY_KEEP_MS);
 }

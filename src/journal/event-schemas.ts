@@ -1,5 +1,5 @@
 import { type TSchema, Type } from 'typebox';
-import { type EventType, eventTitle } from './events.ts';
+import { type EventType, eventTitle } from './event-types.ts';
 
 // The events' schemas, apart from events.ts so that a process that only sends or records events
 // (the CLI, the workers) loads no schema library: the OpenAPI document and the tests read them.

@@ -1,35 +1,18 @@
 import type { Static } from 'typebox';
 import type { EVENT_DATA_SCHEMAS } from './event-schemas.ts';
+import type { EventType } from './event-types.ts';
 
 /**
  * What a notification says: the event types and the `data` of each. Thin by design: ids, counts
  * and times, never an answer, so the key's allow-list stays the only door to personal data.
  */
-export const EVENT_TYPES = [
-  'respondents.changed',
-  'respondents.removed',
-  'campaign.updated',
-  'campaign.removed',
-  'campaign.added',
-  'key.expiring',
-  'webhook.test',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
-
-export function isEventType(value: string): value is EventType {
-  return (EVENT_TYPES as readonly string[]).includes(value);
-}
+export { EVENT_TYPES, type EventType, eventTitle, isEventType } from './event-types.ts';
 
 /** What of a campaign changed, for `campaign.updated`. */
 export type CampaignChange = EventData['campaign.updated']['changed'][number];
 
 /** Each event type's `data`. */
 export type EventData = { [T in EventType]: Static<(typeof EVENT_DATA_SCHEMAS)[T]> };
-
-/** respondents.changed → RespondentsChangedEvent: the name clients' types are generated under. */
-export function eventTitle(type: EventType): string {
-  return `${type.replace(/(^|\.)(\w)/g, (_, _dot, letter: string) => letter.toUpperCase())}Event`;
-}
 
 /** An event as the outbox keeps it, before it is sent. */
 export type NewEvent = {

@@ -11,7 +11,7 @@ import {
   type RelayedReads,
 } from '../disclosures/relayed-reads.ts';
 import { ApiError } from '../errors.ts';
-import { keyRejection } from '../http/key-auth.ts';
+import { keyRejection } from '../keys/key-auth.ts';
 import { bearerToken } from '../keys/key-format.ts';
 import { verifyKey } from '../keys/keys.service.ts';
 

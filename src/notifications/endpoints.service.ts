@@ -9,6 +9,7 @@ import { EVENT_TYPES, type EventType, isEventType } from '../journal/events.ts';
 import { recordEvents } from '../journal/journal.repository.ts';
 import { keyStatus, lifetimeOf } from '../key-in-force.ts';
 import { findKeyById } from '../keys/keys.repository.ts';
+import { urlProblem } from '../outbound/url-problem.ts';
 import { DAY_MS } from '../time-units.ts';
 import {
   lastTestEventAt,
@@ -29,7 +30,6 @@ import {
   selectEndpoints,
 } from './endpoints.repository.ts';
 import { newWebhookSecret, sealSecret } from './signing.ts';
-import { urlProblem } from './webhook-sender.ts';
 
 /** After a rotation the old secret signs beside the new one this long. */
 export const SECRET_OVERLAP_MS = DAY_MS;

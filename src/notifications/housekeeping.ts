@@ -1,7 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { purgeBatchesBefore } from '../ingest/batches.repository.ts';
-import { IDEMPOTENCY_KEEP_MS } from '../ingest/ingest.service.ts';
 import { recordEvents } from '../journal/journal.repository.ts';
 import { DAY_MS } from '../time-units.ts';
 import { purgeDeliveriesBefore } from './delivery-log.repository.ts';
@@ -53,12 +51,4 @@ export async function noticeExpiringKeys(db: Kysely<Database>, now: number): Pro
 /** Forgets finished deliveries older than the log's 30 days, and events none refers to. */
 export async function purgeDeliveryLog(db: Kysely<Database>, now: number): Promise<number> {
   return purgeDeliveriesBefore(db, now - DELIVERY_LOG_MS);
-}
-
-/**
- * Forgets ingest batches' answers past the day a relay may send a batch again under its key
- * (docs/ingesting.md): without it the table gains a row per batch forever.
- */
-export async function purgeIngestBatches(db: Kysely<Database>, now: number): Promise<number> {
-  return purgeBatchesBefore(db, now - IDEMPOTENCY_KEEP_MS);
 }

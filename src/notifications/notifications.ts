@@ -5,7 +5,6 @@ import {
   DeliveryWorker,
   type DeliveryWorkerOptions,
 } from './delivery-worker.ts';
-import { noticeExpiringKeys, purgeDeliveryLog, purgeIngestBatches } from './housekeeping.ts';
 import { webhookSealKey } from './signing.ts';
 import { deliveryWakeUps } from './wake-ups.ts';
 import { notificationAgents, type SenderOptions } from './webhook-sender.ts';
@@ -25,8 +24,6 @@ export interface NotificationSettings {
   onOutcome?: DeliveryWorkerOptions['onOutcome'];
   onError: (error: unknown) => void;
   onWarning?: DeliveryWorkerOptions['onWarning'];
-  /** How often expiry notices and the delivery log's end are looked after. */
-  housekeepingIntervalMs?: number;
   /**
    * Where the worker listens for commits (PostgreSQL): a connection of its own, which needs a
    * session. The store's own URL unless it names a transaction pooler; then this one
@@ -46,11 +43,12 @@ export function listenUrlOf(store: Store, given: string | undefined): string | u
 }
 
 /**
- * The notifications of a serving process: the delivery worker, and now and then the expiry
- * notices and the trimming of the 30-day delivery log. Returns what stops them.
+ * The sender of a serving process's notifications: the delivery worker, woken by each commit on
+ * PostgreSQL. Its housekeeping (expiry notices, the delivery log's end) are workers of their own
+ * (see src/serving/workers.ts).
  */
-export function startNotifications(settings: NotificationSettings): {
-  worker: DeliveryWorker;
+export function notificationSender(settings: NotificationSettings): {
+  start(): void;
   stop(): Promise<void>;
 } {
   // Woken by each commit on PostgreSQL, a worker looks at the outbox only now and then besides
@@ -72,28 +70,15 @@ export function startNotifications(settings: NotificationSettings): {
     ...(settings.onWarning ? { onWarning: settings.onWarning } : {}),
     onError: settings.onError,
   });
-  worker.start();
-  const wakeUps = listenUrl
-    ? deliveryWakeUps(listenUrl, () => worker.wake(), settings.onError)
-    : undefined;
-  const housekeeping = async () => {
-    const now = settings.clock.now();
-    await noticeExpiringKeys(settings.store.db, now);
-    await purgeDeliveryLog(settings.store.db, now);
-    await purgeIngestBatches(settings.store.db, now);
-  };
-  const run = () => {
-    housekeeping().catch(settings.onError);
-  };
-  const first = setTimeout(run, 5_000);
-  const every = setInterval(run, settings.housekeepingIntervalMs ?? 10 * 60_000);
-  first.unref();
-  every.unref();
+  let wakeUps: ReturnType<typeof deliveryWakeUps> | undefined;
   return {
-    worker,
+    start() {
+      worker.start();
+      wakeUps = listenUrl
+        ? deliveryWakeUps(listenUrl, () => worker.wake(), settings.onError)
+        : undefined;
+    },
     async stop() {
-      clearTimeout(first);
-      clearInterval(every);
       await wakeUps?.stop();
       await worker.stop();
       if (!settings.sender.agents) {

@@ -3,6 +3,7 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { refusedAddress } from '../outbound/address-guard.ts';
 import type { Resolver } from '../outbound/resolver.ts';
+import { hostOf, urlProblem } from '../outbound/url-problem.ts';
 
 export type { Resolver };
 
@@ -22,36 +23,6 @@ export type SendOutcome =
   /** Refused before any connection: the URL or its address may not be reached. */
   | { kind: 'refused'; error: string; durationMs: 0 };
 
-/** Why a URL may not receive notifications, or undefined when it may (before any lookup). */
-export function urlProblem(text: string, allowPrivateNetworks: boolean): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return 'is not a URL';
-  }
-  const schemes = allowPrivateNetworks ? ['https:', 'http:'] : ['https:'];
-  if (!schemes.includes(url.protocol)) {
-    return allowPrivateNetworks
-      ? 'must start with https:// or http://'
-      : 'must start with https://';
-  }
-  if (url.username || url.password) return 'must not hold a user name or password';
-  if (url.hash) return 'must not have a #fragment';
-  if (text.length > 2_000) return 'must be at most 2,000 characters';
-  const host = hostOf(url);
-  if (allowPrivateNetworks) return undefined;
-  if (isIP(host)) {
-    const refused = refusedAddress(host);
-    if (refused) return `names ${refused}`;
-  }
-  // RFC 6761: localhost and every name under it are this machine, whatever a resolver says.
-  // (The URL parser has already mapped look-alikes such as full-width letters to these.)
-  const name = host.replace(/\.$/, '');
-  if (name === 'localhost' || name.endsWith('.localhost')) return `names ${host}, this machine`;
-  return undefined;
-}
-
 /**
  * Why a URL may not receive notifications, judged as delivery judges it: urlProblem, then every
  * address its host resolves to. A host that cannot be resolved now is not refused: delivery
@@ -69,10 +40,6 @@ export async function endpointUrlProblem(
   } catch {
     return undefined;
   }
-}
-
-function hostOf(url: URL): string {
-  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 }
 
 /**

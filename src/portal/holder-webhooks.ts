@@ -16,7 +16,8 @@ import {
   TestEventTooSoon,
 } from '../notifications/endpoints.service.ts';
 import { webhookSealKey } from '../notifications/signing.ts';
-import { endpointUrlProblem, urlProblem } from '../notifications/webhook-sender.ts';
+import { endpointUrlProblem } from '../notifications/webhook-sender.ts';
+import { urlProblem } from '../outbound/url-problem.ts';
 import {
   type Audit,
   type ClientContext,

@@ -1,6 +1,6 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, OperationNode } from 'kysely';
-import { tracer } from './tracing.ts';
+import { tracer } from './tracer.ts';
 
 const OPERATIONS: Record<string, string> = {
   SelectQueryNode: 'SELECT',

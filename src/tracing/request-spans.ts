@@ -8,7 +8,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { tracer } from './tracing.ts';
+import { tracer } from './tracer.ts';
 
 /**
  * A span for each request, named by its method and route pattern (never its URL: a path holds a

@@ -1,5 +1,6 @@
 import { type Attributes, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { Dialect } from 'kysely';
+import { tracer } from './tracer.ts';
 
 /**
  * Traces (OpenTelemetry), on when the standard variables name where to send them
@@ -68,8 +69,6 @@ export async function startTracing(env: NodeJS.ProcessEnv): Promise<Tracing | un
   propagation.setGlobalPropagator(new core.W3CTraceContextPropagator());
   return { shutdown: () => provider.shutdown(), traceStatements: spans.tracedDialect };
 }
-
-export const tracer = () => trace.getTracer('hadir');
 
 /**
  * Runs `work` in a span of its own (a child of the active one), ended with its outcome: an error

@@ -3,7 +3,6 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { inject } from 'vitest';
-import { buildApp } from '../../src/app.ts';
 import type { Engine, Store } from '../../src/db/connect.ts';
 import type { DisclosureRecorder } from '../../src/disclosures/disclosure-log.ts';
 import type { ConnectionTimeouts } from '../../src/http/connections.ts';
@@ -13,12 +12,16 @@ import { createLoggers } from '../../src/logger.ts';
 import type { Mailer } from '../../src/mail/mailer.ts';
 import type { Resolver } from '../../src/notifications/webhook-sender.ts';
 import type { ServerSecrets } from '../../src/secrets.ts';
+import { buildApp } from '../../src/serving/app.ts';
+import { assembleServices, type Services } from '../../src/serving/services.ts';
 import type { Speedups } from '../../src/speedups.ts';
 import { ManualClock } from './clock.ts';
 import { createTestStore } from './stores.ts';
 
 export interface TestApp {
   app: FastifyInstance;
+  /** What the app serves with (see assembleServices); closed by `close`. */
+  services: Services;
   store: Store;
   clock: ManualClock;
   /** Every log line the app wrote, parsed. */
@@ -136,7 +139,7 @@ export async function startTestApp(
   const redis = options.redis ?? suiteRedis;
   const clock = options.clock ?? new ManualClock();
   const { logs, logger, accessLogger } = logCapture();
-  const app = await buildApp({
+  const services = await assembleServices({
     store,
     clock,
     logger,
@@ -176,8 +179,10 @@ export async function startTestApp(
       ? { overloadSampleIntervalMs: options.overloadSampleIntervalMs }
       : {}),
   });
+  const app = await buildApp(services);
   return {
     app,
+    services,
     store,
     clock,
     logs,
@@ -197,6 +202,7 @@ export async function startTestApp(
     },
     async close() {
       await app.close();
+      await services.close();
       await store.close();
       suiteRedis?.disconnect();
     },

@@ -5,9 +5,9 @@ import {
   endpointUrlProblem,
   postNotification,
   type Resolver,
-  urlProblem,
 } from '../../src/notifications/webhook-sender.ts';
 import { refusedAddress } from '../../src/outbound/address-guard.ts';
+import { urlProblem } from '../../src/outbound/url-problem.ts';
 
 const REFUSED = [
   '127.0.0.1',

@@ -19,7 +19,7 @@ export const SERVING_COMMANDS: Record<string, Command> = {
       boundHeapGrowth();
       // The server's modules load only for the commands that serve, keeping the others quick.
       if (config.workers > 1 && cluster.isPrimary) {
-        const { runCluster } = await import('../../cluster.ts');
+        const { runCluster } = await import('../../serving/cluster.ts');
         const running = await runCluster(config, (line) => context.io.stderr(`${line}\n`));
         return {
           json: {
@@ -30,7 +30,7 @@ export const SERVING_COMMANDS: Record<string, Command> = {
           text: `Hadir listening on ${running.url} with ${config.workers} workers${running.metricsUrl ? `; metrics on ${running.metricsUrl}` : ''}`,
         };
       }
-      const { startServer, stopOnSignals } = await import('../../main.ts');
+      const { startServer, stopOnSignals } = await import('../../serving/main.ts');
       const server = await startServer(config);
       stopOnSignals(server);
       if (cluster.isWorker) return undefined;
@@ -50,11 +50,19 @@ export const SERVING_COMMANDS: Record<string, Command> = {
     usage: 'demo [--host 127.0.0.1] [--port 3000]',
     options: serveOptions,
     async run(context) {
-      const { runDemo, describeDemo } = await import('../../demo/demo.ts');
+      const { prepareDemo, describeDemo } = await import('../../demo/demo.ts');
+      const { startServer, stopOnSignals } = await import('../../serving/main.ts');
       const config = serverConfig(context);
       // A person watches the demo: readable lines unless JSON is asked for.
       const logFormat = context.io.env.LOG_FORMAT === undefined ? 'text' : config.logFormat;
-      const demo = await runDemo({ ...config, logFormat });
+      const prepared = await prepareDemo({ ...config, logFormat });
+      const server = await startServer(prepared.config);
+      stopOnSignals(server);
+      const demo = {
+        url: server.url,
+        ...prepared.session,
+        ...(server.metricsUrl ? { metricsUrl: server.metricsUrl } : {}),
+      };
       return { json: demo, text: describeDemo(demo) };
     },
   },

@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_KEEP_MS } from '../../../src/ingest/ingest.service.ts';
+import { IDEMPOTENCY_KEEP_MS, purgeIngestBatches } from '../../../src/ingest/ingest.service.ts';
 import { createIngestToken } from '../../../src/ingest/ingest-tokens.service.ts';
-import { purgeIngestBatches } from '../../../src/notifications/housekeeping.ts';
 import { eraseRespondents, releaseErased } from '../../../src/removals/erasure.service.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { createTestKey, seedCampaign } from '../../helpers/factories.ts';

@@ -1,9 +1,10 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../../src/app.ts';
 import { openStore, type Store } from '../../../src/db/connect.ts';
 import { migrateToLatest } from '../../../src/db/migrate.ts';
 import { Metrics } from '../../../src/http/metrics.ts';
+import { buildApp } from '../../../src/serving/app.ts';
+import { assembleServices, type Services } from '../../../src/serving/services.ts';
 import { logCapture, TEST_SECRETS } from '../../helpers/app.ts';
 import { ManualClock } from '../../helpers/clock.ts';
 import { createTestKey, importRespondents, seedCampaign } from '../../helpers/factories.ts';
@@ -24,6 +25,7 @@ describe('DATABASE_READ_URL: a streaming replica whose replay is paused', () => 
   let primary: Store;
   let replica: Store;
   let keys: string[];
+  let services: Services;
   let app: Awaited<ReturnType<typeof buildApp>>;
   let logs: ReturnType<typeof logCapture>;
 
@@ -63,7 +65,7 @@ describe('DATABASE_READ_URL: a streaming replica whose replay is paused', () => 
     standby = await startPostgresCluster({ standbyOf: primaryCluster.port });
     replica = openStore(standby.url('hadir'));
     logs = logCapture();
-    app = await buildApp({
+    services = await assembleServices({
       metrics,
       store: primary,
       readStore: replica,
@@ -81,9 +83,11 @@ describe('DATABASE_READ_URL: a streaming replica whose replay is paused', () => 
       },
       config: { rateLimitPerMinute: 100_000, anonymousRateLimitPerMinute: 100 },
     });
+    app = await buildApp(services);
   }, 90_000);
   afterAll(async () => {
     await app?.close().catch(() => {});
+    await services?.close();
     await primary?.close();
     await replica?.close();
     await standby?.stop();
@@ -157,6 +161,7 @@ describe('DATABASE_READ_URL: a streaming replica whose replay is paused', () => 
   it("writes a key's last use to the primary, the standby only replaying", async () => {
     // Closing writes the keys' last uses still pending (see KeyUsage).
     await app.close();
+    await services.close();
     const used = await primary.db
       .selectFrom('api_keys')
       .select('last_used_at')

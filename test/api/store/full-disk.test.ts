@@ -113,8 +113,9 @@ describe.skipIf('why' in filesystem)('a full disk under the SQLite store', () =>
     const afterFreed = await login();
     expect(afterFreed.statusCode, afterFreed.body).toBe(200);
     expect((await t.get('/developer/v1/campaigns/c/respondents', key)).status).toBe(200);
-    // Written off the request path, at the next flush: here, as the app closes.
+    // Written off the request path, at the next flush: here, as the services close.
     await t.app.close();
+    await t.services.close();
     const row = await t.store.db
       .selectFrom('api_keys')
       .select('last_used_at')

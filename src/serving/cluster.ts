@@ -1,13 +1,14 @@
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry } from 'prom-client';
-import { systemClock } from './clock.ts';
-import type { Config } from './config.ts';
-import { SENDS_NOTIFICATIONS } from './config.ts';
-import { migrateDatabase } from './db/migrate.ts';
-import { serveMetrics } from './http/metrics-server.ts';
-import { answerWorkersWindows, LocalWindowStore } from './http/rate-limit-stores.ts';
-import { readCertificate, SHUTDOWN_GRACE_MS } from './main.ts';
-import { transportOf } from './start-requirements.ts';
+import { systemClock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import { CLUSTER_HOUSEKEEPER } from '../config.ts';
+import { migrateDatabase } from '../db/migrate.ts';
+import { serveMetrics } from '../http/metrics-server.ts';
+import { answerWorkersWindows, LocalWindowStore } from '../http/rate-limit-stores.ts';
+import { transportOf } from '../start-requirements.ts';
+import { readCertificate } from './certificates.ts';
+import { SHUTDOWN_GRACE_MS } from './main.ts';
 
 export interface RunningCluster {
   url: string;
@@ -40,12 +41,12 @@ export async function runCluster(
   // When each worker began listening; one that never did died of its configuration, not a fault.
   const listeningSince = new Map<Worker, number>();
   let restartDelayMs = FIRST_RESTART_DELAY_MS;
-  // On SQLite one worker sends the notifications; its replacement takes the role over.
-  let notifier: Worker | undefined;
+  // One worker is the housekeeper (see src/serving/workers.ts); its replacement takes it over.
+  let housekeeper: Worker | undefined;
   const fork = () => {
-    const sends = notifier === undefined;
-    const worker = cluster.fork(sends ? { [SENDS_NOTIFICATIONS]: '1' } : {});
-    if (sends) notifier = worker;
+    const keeps = housekeeper === undefined;
+    const worker = cluster.fork(keeps ? { [CLUSTER_HOUSEKEEPER]: '1' } : {});
+    if (keeps) housekeeper = worker;
     worker.once('listening', () => listeningSince.set(worker, Date.now()));
   };
   // Ready once every worker listens (and so answers the primary's requests for metrics).
@@ -67,7 +68,7 @@ export async function runCluster(
   cluster.on('exit', (worker, code, signal) => {
     const since = listeningSince.get(worker);
     listeningSince.delete(worker);
-    if (worker === notifier) notifier = undefined;
+    if (worker === housekeeper) housekeeper = undefined;
     if (stopping) return;
     if (since === undefined) {
       log(

@@ -2,11 +2,11 @@ import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../db/store.ts';
 import { ApiError } from '../errors.ts';
-import { bearerToken, isWellFormedKey } from '../keys/key-format.ts';
-import type { KeyUsage } from '../keys/key-usage.ts';
-import { type AuthenticatedKey, type KeyVerification, verifyKey } from '../keys/keys.service.ts';
 import { SingleFlight } from '../single-flight.ts';
 import { Speedups } from '../speedups.ts';
+import { bearerToken, isWellFormedKey } from './key-format.ts';
+import type { KeyUsage } from './key-usage.ts';
+import { type AuthenticatedKey, type KeyVerification, verifyKey } from './keys.service.ts';
 
 /**
  * Reads the presented key and records the verdict on the request without rejecting yet: the rate
