@@ -3,7 +3,6 @@
  * a handler reads only what its door has set before it runs.
  */
 import type { CampaignRoute, ResolvedCampaign } from './campaigns/campaign-request.ts';
-import type { ReadAhead } from './campaigns/campaigns.service.ts';
 import type { DataReads } from './data-api/data-reads.ts';
 import type { Disclosed, Door } from './disclosures/disclosure.ts';
 import type { AccessRecord } from './http/request-context.ts';
@@ -37,8 +36,6 @@ declare module 'fastify' {
     reads: DataReads;
     /** Set by key authentication on every data route, before the rate limit runs. */
     keyVerification?: KeyVerification;
-    /** The campaign read its route needs, started while the key is checked. */
-    readAhead: ReadAhead | undefined;
     /** The key the request was made with, once the door has checked it. */
     key: AuthenticatedKey;
     /** Set by the rate limit on conditional requests: counts one that gets a full response. */

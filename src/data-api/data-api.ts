@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyPluginAsync, FastifyRequest } from 'fast
 import type { Redis } from 'ioredis';
 import { type CampaignRoute, campaignOf, resolveRoute } from '../campaigns/campaign-request.ts';
 import { campaignRoutes } from '../campaigns/campaigns.routes.ts';
+import type { ReadAhead } from '../campaigns/campaigns.service.ts';
 import { changesRoutes } from '../changes/changes.routes.ts';
 import type { Clock } from '../clock.ts';
 import { type Config, DEFAULT_MAX_EVENT_LOOP_DELAY_MS } from '../config.ts';
@@ -122,6 +123,9 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
     });
     const authenticate = authenticateKey(deps.store, clock, keyUsage, speedups);
     const turnGate = createTurnGate();
+    // The campaign reads started while each request's key is checked: the door's own business,
+    // never a handler's, so they are kept here rather than on the request.
+    const readsAhead = new WeakMap<FastifyRequest, ReadAhead>();
     data.addHook('onRequest', async (request) => {
       // Requests read in one turn of the event loop check their keys and campaigns together, once
       // that turn's data is in: they share one look at SQLite's change stamp and one read per key
@@ -131,7 +135,8 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
       // A route declares the campaign read its answer needs (see CampaignRoute).
       const route = request.routeOptions.config.campaign;
       const id = (request.params as { id?: unknown } | undefined)?.id;
-      if (route && typeof id === 'string') request.readAhead = reads.readAhead(route.need, id);
+      const ahead = route && typeof id === 'string' ? reads.readAhead(route.need, id) : undefined;
+      if (ahead) readsAhead.set(request, ahead);
       await authenticate(request);
     });
     let lastStoreWarning = Number.NEGATIVE_INFINITY;
@@ -183,7 +188,7 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
     // when it went to that store. Only the routes about one campaign take the hook.
     const resolveRouteCampaign = async (request: FastifyRequest) => {
       const route = request.routeOptions.config.campaign as CampaignRoute;
-      const ahead = request.reads === reads ? request.readAhead : undefined;
+      const ahead = request.reads === reads ? readsAhead.get(request) : undefined;
       await resolveRoute(request, route, (campaignId, need) =>
         request.reads.campaigns.resolve(request.key, campaignId, need, ahead),
       );
@@ -236,7 +241,6 @@ export function dataApi(deps: DataApiDeps): FastifyPluginAsync {
     data.decorateRequest('clientGone', false);
     // Declared up front, so that every request object keeps one shape (V8's fast property
     // access); the key and reads are set by the key check above before any handler runs.
-    data.decorateRequest('readAhead', undefined);
     data.decorateRequest('key', null as unknown as AuthenticatedKey);
     data.decorateRequest('reads', null as unknown as DataReads);
     data.decorateRequest('campaign', undefined);
