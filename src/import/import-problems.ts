@@ -45,6 +45,11 @@ export class Problems {
     return this.total > 0;
   }
 
+  /** How many problems were counted so far. */
+  get count(): number {
+    return this.total;
+  }
+
   throwIfAny(): void {
     if (this.total === 0) return;
     throw new ImportRefused([...this.shown], this.total - this.shown.length);

@@ -9,13 +9,20 @@ import {
 } from '@streamparser/json';
 import { isRecordId, RECORD_ID_RULE } from '../record-ids.ts';
 import { isObject, shown } from './import-records.ts';
+import { lineProblem } from './record-schemas.ts';
 
 /**
  * One thing read from an import file: a record with its place in the file (`respondents[5]`,
  * `line 12`), or a problem of the file itself (not JSON, a list that is not a list).
  */
 export type ImportItem =
-  | { kind: 'campaign' | 'respondent'; place: string; record: unknown }
+  | {
+      kind: 'campaign' | 'respondent';
+      place: string;
+      record: unknown;
+      /** A JSON Lines record the published schema refuses: why (see lineProblem). */
+      unlike?: string;
+    }
   | { kind: 'problem'; where: string; what: string };
 
 const LISTS = { campaigns: 'campaign', respondents: 'respondent' } as const;
@@ -211,8 +218,15 @@ function lineItem(place: string, text: string): ImportItem {
     return { kind: 'problem', where: place, what: 'must be a JSON object with a "type"' };
   }
   const { type, ...record } = line;
-  if (type === 'campaign' || type === 'respondent') return { kind: type, place, record };
-  if (type === 'deletion') return deletionItem(place, line);
+  const item: ImportItem | undefined =
+    type === 'campaign' || type === 'respondent'
+      ? { kind: type, place, record }
+      : type === 'deletion'
+        ? deletionItem(place, line)
+        : undefined;
+  if (item?.kind === 'problem') return item;
+  const unlike = lineProblem(line);
+  if (item) return unlike ? { ...item, unlike } : item;
   return {
     kind: 'problem',
     where: place,

@@ -147,11 +147,13 @@ class ImportRun {
   async take(item: ImportItem): Promise<void> {
     if (item.kind === 'problem') return this.problems.add(item.where, item.what);
     if (item.kind === 'campaign') {
-      const entry = checkCampaign(this.problems, item.place, item.record);
+      const entry = this.checked(item, () => checkCampaign(this.problems, item.place, item.record));
       if (entry) await this.takeCampaign(entry);
       return;
     }
-    const entry = checkRespondent(this.problems, item.place, item.record, this.dropped);
+    const entry = this.checked(item, () =>
+      checkRespondent(this.problems, item.place, item.record, this.dropped),
+    );
     if (entry?.kind === 'upsert') {
       this.reference(entry);
       this.upserts.push(entry);
@@ -159,6 +161,22 @@ class ImportRun {
       this.deletions.push(entry);
     }
     if (this.upserts.length + this.deletions.length >= BATCH_ROWS) await this.flush();
+  }
+
+  /**
+   * A record checked: a JSON Lines record the published schema refuses is refused, in the
+   * checks' words when they have any for it (see lineProblem).
+   */
+  private checked<Entry extends { where: string } | undefined>(
+    item: { place: string; unlike?: string },
+    check: () => Entry,
+  ): Entry {
+    const before = this.problems.count;
+    const entry = check();
+    if (item.unlike && this.problems.count === before) {
+      this.problems.add(entry?.where ?? item.place, item.unlike);
+    }
+    return entry;
   }
 
   private async takeCampaign(entry: CampaignEntry): Promise<void> {

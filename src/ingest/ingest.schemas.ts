@@ -1,97 +1,13 @@
 import { type Static, Type } from 'typebox';
 import { ErrorEnvelope } from '../http/error-responses.ts';
+import { BatchLine } from '../import/record-schemas.ts';
 
 /**
  * The ingest API's contract with a platform (docs/ingesting.md): the records a batch's lines hold
- * and the answer to a batch. Published as openapi/ingest.json, apart from the partners' reference,
- * and the relay's types are generated from it. The records are checked by the import's own code
- * (src/import/), which these describe; the answer is what the service returns.
+ * (described once, in src/import/record-schemas.ts, and checked against as each line is read) and
+ * the answer to a batch. Published as openapi/ingest.json, apart from the partners' reference,
+ * and the relay's types are generated from it.
  */
-
-const RecordId = Type.String({
-  minLength: 1,
-  maxLength: 128,
-  pattern: '^[A-Za-z0-9._~-]+$',
-  description: '1 to 128 characters from A-Z a-z 0-9 . _ ~ -',
-});
-
-const Version = Type.Integer({
-  minimum: 0,
-  description:
-    'Raised by the source on every change of the row: a record not newer than the one held is skipped as stale.',
-});
-
-const FieldType = Type.Union(
-  ['TEXT', 'TEXTAREA', 'EMAIL', 'PHONE', 'NUMBER', 'DATE', 'RADIO', 'SELECT', 'CHECKBOX'].map(
-    (type) => Type.Literal(type),
-  ),
-);
-
-export const CampaignLine = Type.Object(
-  {
-    type: Type.Literal('campaign'),
-    id: RecordId,
-    slug: Type.String({ minLength: 1 }),
-    title: Type.String({ minLength: 1 }),
-    eventDate: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
-    location: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    fields: Type.Optional(
-      Type.Array(
-        Type.Object({
-          key: Type.String({ minLength: 1, maxLength: 128 }),
-          label: Type.String(),
-          type: FieldType,
-        }),
-        {
-          description: 'The campaign’s questions in form order; without it, the ones it has stay.',
-        },
-      ),
-    ),
-    deleted: Type.Optional(Type.Literal(true, { description: 'Removes the campaign.' })),
-  },
-  { description: 'A campaign, upserted by id.' },
-);
-
-const Answer = Type.Union([
-  Type.String(),
-  Type.Number(),
-  Type.Boolean(),
-  Type.Array(Type.String()),
-]);
-
-export const RespondentLine = Type.Object(
-  {
-    type: Type.Literal('respondent'),
-    id: RecordId,
-    campaignId: RecordId,
-    submittedAt: Type.String({ format: 'date-time', description: 'When the RSVP last changed.' }),
-    attendanceStatus: Type.Union([Type.Literal('YES'), Type.Literal('NO'), Type.Literal('MAYBE')]),
-    answers: Type.Optional(
-      Type.Record(Type.String(), Answer, {
-        description: 'By field key. ipAddress, token and guestToken are dropped, never kept.',
-      }),
-    ),
-    version: Type.Optional(Version),
-    deleted: Type.Optional(Type.Literal(true, { description: 'Removes the respondent.' })),
-  },
-  { description: 'A respondent, upserted by id.' },
-);
-
-export const DeletionLine = Type.Union(
-  [
-    Type.Object({
-      type: Type.Literal('deletion'),
-      respondentId: RecordId,
-      version: Type.Optional(Version),
-    }),
-    Type.Object({ type: Type.Literal('deletion'), campaignId: RecordId }),
-  ],
-  { description: 'A respondent or a campaign removed.' },
-);
-
-/** One line of a batch's JSON Lines body. */
-export const BatchLine = Type.Union([CampaignLine, RespondentLine, DeletionLine]);
-export type BatchLine = Static<typeof BatchLine>;
 
 /** A record named in a batch's answer: its line (`line 3`) and id, never a value. */
 const NamedRecord = Type.Object({ line: Type.String(), id: Type.String() });

@@ -25,27 +25,38 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        BatchLine: {
+        BatchLine: ({
             /** @constant */
             type: "campaign";
             /** @description 1 to 128 characters from A-Z a-z 0-9 . _ ~ - */
             id: string;
+            /** @description Not blank. */
             slug: string;
+            /** @description Not blank. */
             title: string;
             eventDate?: string | null;
             location?: string | null;
-            /** @description The campaign’s questions in form order; without it, the ones it has stay. */
+            /** @description The campaign’s questions in form order, each key once; without it, the ones it has stay. */
             fields?: {
+                /** @description 1 to 128 characters, not blank, without commas or control characters. */
                 key: string;
-                label: string;
+                /** @description The key when absent. */
+                label?: string;
                 type: "TEXT" | "TEXTAREA" | "EMAIL" | "PHONE" | "NUMBER" | "DATE" | "RADIO" | "SELECT" | "CHECKBOX";
             }[];
+            /** @constant */
+            deleted?: false;
+        } | {
+            /** @constant */
+            type: "campaign";
+            /** @description 1 to 128 characters from A-Z a-z 0-9 . _ ~ - */
+            id: string;
             /**
-             * @description Removes the campaign.
+             * @description Removes it.
              * @constant
              */
-            deleted?: true;
-        } | {
+            deleted: true;
+        }) | ({
             /** @constant */
             type: "respondent";
             /** @description 1 to 128 characters from A-Z a-z 0-9 . _ ~ - */
@@ -54,28 +65,47 @@ export interface components {
             campaignId: string;
             /**
              * Format: date-time
-             * @description When the RSVP last changed.
+             * @description When the RSVP last changed: ISO-8601 with Z or an offset.
              */
             submittedAt: string;
             attendanceStatus: "YES" | "NO" | "MAYBE";
-            /** @description By field key. ipAddress, token and guestToken are dropped, never kept. */
-            answers?: {
-                [key: string]: string | number | boolean | string[];
-            };
+            /** @description By field key: a text, number, boolean or null, or a list of them. ipAddress, token and guestToken are dropped, never kept. */
+            answers?: ({
+                ipAddress?: (string | number | boolean | null) | (string | number | boolean | null)[];
+                token?: (string | number | boolean | null) | (string | number | boolean | null)[];
+                guestToken?: (string | number | boolean | null) | (string | number | boolean | null)[];
+            } & {
+                [key: string]: (string | number | boolean | null) | (string | number | boolean | null)[];
+            }) | null;
             /** @description Raised by the source on every change of the row: a record not newer than the one held is skipped as stale. */
-            version?: number;
+            version?: number | null;
+            /** @constant */
+            deleted?: false;
+            /** @description Dropped: never stored, never served. */
+            ipAddress?: string | null;
+            /** @description Dropped: never stored, never served. */
+            token?: string | null;
+            /** @description Dropped: never stored, never served. */
+            guestToken?: string | null;
+        } | {
+            /** @constant */
+            type: "respondent";
+            /** @description 1 to 128 characters from A-Z a-z 0-9 . _ ~ - */
+            id: string;
             /**
-             * @description Removes the respondent.
+             * @description Removes it.
              * @constant
              */
-            deleted?: true;
-        } | ({
+            deleted: true;
+            /** @description Raised by the source on every change of the row: a record not newer than the one held is skipped as stale. */
+            version?: number | null;
+        }) | ({
             /** @constant */
             type: "deletion";
             /** @description 1 to 128 characters from A-Z a-z 0-9 . _ ~ - */
             respondentId: string;
             /** @description Raised by the source on every change of the row: a record not newer than the one held is skipped as stale. */
-            version?: number;
+            version?: number | null;
         } | {
             /** @constant */
             type: "deletion";

@@ -86,6 +86,20 @@ describe.each(ENGINES)(
       }
     });
 
+    it('refuses a line its published schema refuses, naming where, and writes nothing of the batch', async () => {
+      const answer = await send(
+        lines(
+          respondent('sc1', 'Kept back'),
+          { type: 'respondent', id: 'sc0', deleted: true, reason: 'moved' },
+        ),
+      );
+      expect(answer.statusCode).toBe(422);
+      expect(answer.json().error.message).toMatch(
+        /line 2 \(id sc0\): does not match the published record schema at \//,
+      );
+      expect(await served('sc1')).toBeUndefined();
+    });
+
     it('counts records as the reader splits them: lines ended by CR alone are records too', async () => {
       const records = Array.from({ length: 1_001 }, (_, n) =>
         JSON.stringify(respondent(`cr${n}`, 'X')),
