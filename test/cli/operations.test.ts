@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { systemClock } from '../../src/clock.ts';
+import { workerNamesFor } from '../../src/serving/workers.ts';
 import { exitOf, startHadir } from '../helpers/cli.ts';
 import { createTestKey, seedCampaign } from '../helpers/factories.ts';
 import { lockWaiters } from '../helpers/lock-waiters.ts';
@@ -69,10 +70,27 @@ describe.each([1, 2])('metrics on their own port, with WORKERS=%i', (workers) =>
     const databaseUrl = await createTestDatabaseUrl('sqlite');
     const server = await startHadir(['serve', '--port', '0', '--json'], {
       databaseUrl,
-      env: { METRICS_PORT: '0', WORKERS: String(workers) },
+      env: { METRICS_PORT: '0', WORKERS: String(workers), LOG_LEVEL: 'info' },
       ready: /^\{"url":"(http:\/\/[^"]+)".*"metricsUrl":"(http:\/\/[^"]+)"/m,
     });
     try {
+      // Each serving process starts the workers the table gives its kind (src/serving/workers.ts).
+      const started = () =>
+        server
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('"workers started"'))
+          .map((line) => (JSON.parse(line) as { workers: string[] }).workers);
+      await until(() => started().length === workers, 'each process to start its workers');
+      const kind = (housekeeper: boolean) =>
+        workerNamesFor({
+          engine: 'sqlite',
+          role: workers === 1 ? 'alone' : 'cluster worker',
+          housekeeper,
+        });
+      expect(started().sort((a, b) => b.length - a.length)).toEqual(
+        workers === 1 ? [kind(true)] : [kind(true), kind(false)],
+      );
       const [, url, metricsUrl] = server.match as unknown as [string, string, string];
       for (let n = 0; n < 4; n++) {
         expect((await fetch(`${url}/developer/v1/campaigns`)).status).toBe(401);

@@ -32,7 +32,19 @@ async function importProblems(line: unknown): Promise<string[]> {
 // an unpaired surrogate, ids just too long, instants in and out of ISO-8601, numbers that are
 // not whole or not safe, nesting, and the never-served names.
 const text = fc.oneof(
-  fc.constantFrom('', ' ', '\t', 'Ayu', 'a,b', 'a\u0001b', 'a\u0000b', 'a\uD800b', '\uD83D\uDE00', 'x'.repeat(129), '  \u3000'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\t',
+    'Ayu',
+    'a,b',
+    'a\u0001b',
+    'a\u0000b',
+    'a\uD800b',
+    '\uD83D\uDE00',
+    'x'.repeat(129),
+    '  \u3000',
+  ),
   fc.string({ maxLength: 6 }),
 );
 const id = fc.oneof(
@@ -74,11 +86,9 @@ const field = fc.record(
   { requiredKeys: ['key', 'type'] },
 );
 const answers = fc.oneof(
-  fc.dictionary(
-    fc.oneof(fieldKey, fc.constantFrom('ipAddress', 'token', 'guestToken')),
-    anyValue,
-    { maxKeys: 3 },
-  ),
+  fc.dictionary(fc.oneof(fieldKey, fc.constantFrom('ipAddress', 'token', 'guestToken')), anyValue, {
+    maxKeys: 3,
+  }),
   fc.constantFrom(null, 'menu', [1]),
 );
 
@@ -104,9 +114,13 @@ const valid = fc.oneof(
     campaignId: fc.constantFrom('nikah', 'c.1'),
     submittedAt: fc.constantFrom('2026-11-22T08:00:00Z', '2026-11-22T08:00:00.5+07:00'),
     attendanceStatus: fc.constantFrom('YES', 'NO', 'MAYBE'),
-    answers: fc.dictionary(fc.constantFrom('menu', 'alergi', 'jumlah'), fc.oneof(text, fc.array(text)), {
-      maxKeys: 3,
-    }),
+    answers: fc.dictionary(
+      fc.constantFrom('menu', 'alergi', 'jumlah'),
+      fc.oneof(text, fc.array(text)),
+      {
+        maxKeys: 3,
+      },
+    ),
     version: fc.nat(),
   }),
   fc.constantFrom(
@@ -142,16 +156,14 @@ const bend = fc.oneof(
 );
 
 /** A valid record, bent at none, one or two places. */
-const line = fc
-  .tuple(valid, fc.array(bend, { maxLength: 2 }))
-  .map(([record, bends]) => {
-    const bent: Record<string, unknown> = { ...record };
-    for (const [name, value] of bends) {
-      if (value === undefined) delete bent[name];
-      else bent[name] = value;
-    }
-    return bent;
-  });
+const line = fc.tuple(valid, fc.array(bend, { maxLength: 2 })).map(([record, bends]) => {
+  const bent: Record<string, unknown> = { ...record };
+  for (const [name, value] of bends) {
+    if (value === undefined) delete bent[name];
+    else bent[name] = value;
+  }
+  return bent;
+});
 
 describe('the published record schema and the import agree', () => {
   it('never lets the import refuse, for its shape, a record the schema accepts', async () => {
@@ -176,7 +188,13 @@ describe('the published record schema and the import agree', () => {
 
   it('accepts the records docs/ingesting.md shows', () => {
     for (const record of [
-      { type: 'campaign', id: 'nikah', slug: 'nikah', title: 'Pernikahan', fields: [{ key: 'menu', label: 'Menu', type: 'RADIO' }] },
+      {
+        type: 'campaign',
+        id: 'nikah',
+        slug: 'nikah',
+        title: 'Pernikahan',
+        fields: [{ key: 'menu', label: 'Menu', type: 'RADIO' }],
+      },
       { type: 'campaign', id: 'nikah', deleted: true },
       {
         type: 'respondent',

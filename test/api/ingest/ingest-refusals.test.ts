@@ -88,10 +88,12 @@ describe.each(ENGINES)(
 
     it('refuses a line its published schema refuses, naming where, and writes nothing of the batch', async () => {
       const answer = await send(
-        lines(
-          respondent('sc1', 'Kept back'),
-          { type: 'respondent', id: 'sc0', deleted: true, reason: 'moved' },
-        ),
+        lines(respondent('sc1', 'Kept back'), {
+          type: 'respondent',
+          id: 'sc0',
+          deleted: true,
+          reason: 'moved',
+        }),
       );
       expect(answer.statusCode).toBe(422);
       expect(answer.json().error.message).toMatch(
