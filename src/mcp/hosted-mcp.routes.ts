@@ -54,6 +54,10 @@ export interface HostedMcpDeps {
   allowedOrigins: readonly string[];
 }
 
+/** How a person gives an MCP client the key: there is no OAuth sign-in to this endpoint. */
+export const KEY_AS_HEADER =
+  'This MCP endpoint takes your Hadir API key (hadir_sk_…) as a header, not an OAuth sign-in: add the header "Authorization: Bearer <key>" to this server in your MCP client, e.g. claude mcp add --transport http hadir <this URL> --header "Authorization: Bearer <key>"';
+
 /**
  * The hosted MCP endpoint, `POST /developer/mcp`: Streamable HTTP without sessions, so that any
  * node answers any call of a conversation, and JSON answers. It serves hadir-mcp's tools, defined
@@ -112,7 +116,8 @@ export function hostedMcpRoutes(deps: HostedMcpDeps): FastifyPluginAsync {
         const bearer = bearerToken(request.headers.authorization);
         const verification = await verifyKey(deps.store, { bearer }, deps.clock.now());
         if (verification.kind !== 'valid') {
-          throw new ApiError('unauthorized', keyRejection(verification), {
+          // An agent host shows this to a person, who may expect OAuth: say what to send instead.
+          throw new ApiError('unauthorized', `${keyRejection(verification)}. ${KEY_AS_HEADER}`, {
             'www-authenticate': 'Bearer realm="hadir"',
           });
         }

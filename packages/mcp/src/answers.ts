@@ -13,17 +13,18 @@ export const MAX_VALUE_CHARS = 2_000;
 const textOf = (value: unknown) => JSON.stringify(value);
 
 /**
- * An answer of the tools. The tools keep their answers within MAX_ANSWER_CHARS by themselves;
- * should one not, it is refused here rather than sent whole.
+ * An answer of the tools: its structured content (checked against the tool's outputSchema), and
+ * the same JSON as text for clients that read only text. The tools keep their answers within
+ * MAX_ANSWER_CHARS by themselves; should one not, it is refused here rather than sent whole.
  */
-export function answer(value: unknown): CallToolResult {
+export function answer(value: Record<string, unknown>): CallToolResult {
   const text = textOf(value);
   if (text.length > MAX_ANSWER_CHARS) {
     return failure(
       `The answer would be ${text.length} characters, more than the ${MAX_ANSWER_CHARS} one answer may hold: ask for less (a smaller limit, or one campaign).`,
     );
   }
-  return { content: [{ type: 'text', text }] };
+  return { content: [{ type: 'text', text }], structuredContent: value };
 }
 
 export function failure(text: string): CallToolResult {

@@ -4,6 +4,7 @@ import { apiFilter, filterShape, readableQuestion } from './guest-filter.ts';
 import { countByAnswer, countedFromTotals } from './guest-reads.ts';
 import { columnsArg, guestTable } from './guest-table.ts';
 import { campaignId, cursor, defineTool, since } from './tool-kit.ts';
+import { countOutput, removalsOutput, respondentsOutput } from './tool-outputs.ts';
 import { cursorChecked, nextToken, pageQuery, positionOf, rest } from './tool-paging.ts';
 
 // The tools about guests: who answered what, how many, and who left.
@@ -27,6 +28,7 @@ export const listRespondents = defineTool({
     since,
     cursor,
   },
+  outputSchema: respondentsOutput,
   run: async (input, { client, questions, handedOver }) => {
     const fields = await questions.of(client, input.campaignId);
     const table = guestTable(input.fields, fields, input.campaignId);
@@ -78,6 +80,7 @@ export const countRespondents = defineTool({
       .optional()
       .describe('A question key: count the guests by their answer to it.'),
   },
+  outputSchema: countOutput,
   run: async (input, { client, questions }) => {
     const asksAnswers = input.groupBy !== undefined || Object.keys(input.answers ?? {}).length > 0;
     const fields = asksAnswers ? await questions.of(client, input.campaignId) : [];
@@ -112,6 +115,7 @@ export const listRemovals = defineTool({
   description:
     "Respondents who left a campaign (deleted, erased, or expired): ids and times only. Use it to keep a copy of the guest list exact: remove these ids from it. Pass since (the 'until' of an earlier answer) to get only newer removals.",
   inputSchema: { campaignId, since, cursor },
+  outputSchema: removalsOutput,
   run: async (input, { client, handedOver }) => {
     const position = positionOf(input.cursor, 'list_removals');
     const query = pageQuery(position, input.since, 200);

@@ -28,6 +28,8 @@ export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
   title: string;
   description: string;
   inputSchema: Shape;
+  /** What it answers: its structured content, with the same JSON as text beside it. */
+  outputSchema: z.ZodRawShape;
   run(input: z.infer<z.ZodObject<Shape>>, reads: ToolReads): Promise<CallToolResult>;
 }
 

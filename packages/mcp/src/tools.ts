@@ -48,7 +48,7 @@ export function registerTools(
   handedOver: (campaignId: string, handed: HandedOver) => void = () => {},
 ): ArgumentRefusal {
   const argumentsOf = new Map<string, readonly string[]>();
-  const tool = ({ name, title, description, inputSchema, run }: ToolDefinition) => {
+  const tool = ({ name, title, description, inputSchema, outputSchema, run }: ToolDefinition) => {
     // An argument the tool does not know is refused, naming those it does: ignored, it would
     // answer another question than the one asked.
     const known = Object.keys(inputSchema);
@@ -59,7 +59,13 @@ export function registerTools(
     });
     server.registerTool(
       name,
-      { title, description, inputSchema: strict, annotations: { title, ...READ_ONLY } },
+      {
+        title,
+        description,
+        inputSchema: strict,
+        outputSchema: z.object(outputSchema),
+        annotations: { title, ...READ_ONLY },
+      },
       // biome-ignore lint/suspicious/noExplicitAny: the SDK types a callback by its own schema generics.
       (async (input: any, extra: any) => {
         let waits = 0;

@@ -1,8 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Ajv } from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoDocument } from '../../../src/demo/demo-data.ts';
 import { importDocument } from '../../../src/import/import.service.ts';
 import { revokeKey } from '../../../src/keys/keys.service.ts';
+import { KEY_AS_HEADER } from '../../../src/mcp/hosted-mcp.routes.ts';
 import { startTestApp, type TestApp } from '../../helpers/app.ts';
 import { createTestKey } from '../../helpers/factories.ts';
 import {
@@ -57,6 +59,43 @@ describe('the hosted MCP endpoint', () => {
     } finally {
       await local.close();
     }
+  });
+
+  it('declares what every tool answers, and answers it as checked structured content', async () => {
+    const { tools } = await hosted.listTools();
+    const ajv = new Ajv({ strict: false });
+    const calls: Record<string, Record<string, unknown>> = {
+      list_campaigns: {},
+      get_summary: { campaignId: WEDDING },
+      list_fields: { campaignId: WEDDING },
+      list_respondents: { campaignId: WEDDING, limit: 3 },
+      count_respondents: { campaignId: WEDDING, groupBy: 'menu' },
+      list_removals: { campaignId: WEDDING },
+    };
+    expect(tools.map((tool) => tool.name).sort()).toEqual(Object.keys(calls).sort());
+    for (const tool of tools) {
+      expect(tool.annotations, tool.name).toMatchObject({
+        readOnlyHint: true,
+        idempotentHint: true,
+        destructiveHint: false,
+        openWorldHint: false,
+      });
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      // The SDK's client checks the answer against the declared schema as it takes it.
+      const result = await hosted.callTool({ name: tool.name, arguments: calls[tool.name] });
+      expect(result.isError ?? false, tool.name).toBe(false);
+      const text = (result.content as Array<{ text: string }>)[0]?.text ?? '';
+      expect(result.structuredContent, tool.name).toEqual(JSON.parse(text));
+      // And a validator of another make agrees.
+      const valid = ajv.validate(tool.outputSchema as object, result.structuredContent);
+      expect(valid, `${tool.name}: ${ajv.errorsText()}`).toBe(true);
+    }
+    // count_respondents answers in two shapes: by attendance too.
+    const byStatus = await hosted.callTool({
+      name: 'count_respondents',
+      arguments: { campaignId: WEDDING },
+    });
+    expect(byStatus.structuredContent).toMatchObject({ counts: { all: expect.any(Number) } });
   });
 
   it('answers "who among the confirmed guests is vegetarian?" in one call and one data request', async () => {
@@ -125,15 +164,17 @@ describe('the hosted MCP endpoint', () => {
     const missing = await post({});
     expect(missing.status).toBe(401);
     expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    // A person reads it in an agent host that may expect OAuth: it says to send the key instead.
     expect(await missing.json()).toEqual({
       error: {
         code: 'unauthorized',
-        message: 'an API key is required: send Authorization: Bearer <key>',
+        message: `an API key is required: send Authorization: Bearer <key>. ${KEY_AS_HEADER}`,
       },
     });
+    expect(KEY_AS_HEADER).toContain('"Authorization: Bearer <key>"');
     const unknown = await post({ authorization: `Bearer hadir_sk_${'0'.repeat(64)}` });
     expect(unknown.status).toBe(401);
-    expect((await unknown.json()).error.message).toBe('the API key is not known');
+    expect((await unknown.json()).error.message).toBe(`the API key is not known. ${KEY_AS_HEADER}`);
   });
 
   it('says whose mistake a call is: __proto__ refused by name, a wrong shape as invalid params', async () => {
