@@ -5,6 +5,7 @@ import type { ProjectedRespondent } from '../campaigns/pages/respondent-pages.ts
 import { JAKARTA_OFFSET_MS } from '../time-units.ts';
 import { type GuestListSource, readerReady } from './file-source.ts';
 import { writeParquet } from './parquet-file.ts';
+import { plainNumberOf } from './plain-number.ts';
 
 /** The files a guest list is written as. */
 export type GuestListFormat = 'xlsx' | 'csv' | 'parquet';
@@ -268,18 +269,13 @@ function wordsOf(headings: GuestListHeadings, status: string): string {
   return headings.attendanceWords[status as keyof GuestListHeadings['attendanceWords']] ?? status;
 }
 
-/** A plain number as people type one: no leading zero, no sign but minus, no exponent. */
-const PLAIN_NUMBER = /^-?(0|[1-9][0-9]{0,14})(\.[0-9]{1,10})?$/;
-
 /**
  * An answer's cell: a plain number to a NUMBER question is a number, so the column adds up;
  * anything else is text exactly as typed (a text cell is never read as a formula).
  */
 function workbookCell(type: string, value: string | string[] | undefined): string | number {
-  if (type === 'NUMBER' && typeof value === 'string' && PLAIN_NUMBER.test(value)) {
-    return Number(value);
-  }
-  return cellText(value);
+  const number = type === 'NUMBER' ? plainNumberOf(value) : undefined;
+  return number ?? cellText(value);
 }
 
 /** Questions counted by their answers: one answer each. */
@@ -310,7 +306,7 @@ class Tally {
     if (row.attendanceStatus !== 'YES') return;
     for (const entry of this.sums) {
       const value = row.fields[entry.key];
-      if (typeof value === 'string' && PLAIN_NUMBER.test(value)) entry.sum += Number(value);
+      entry.sum += plainNumberOf(value) ?? 0;
     }
   }
 }

@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import ExcelJS from 'exceljs';
 import { parquetReadObjects } from 'hyparquet';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +28,30 @@ const GUESTS = [
   { id: 'r3', nama: 'Citra Dewi', jumlah: 'dua', telepon: '+6281100000003', status: 'YES' },
   { id: 'r4', nama: 'Hilang Pergi', jumlah: '1', telepon: '+6281100000004', status: 'YES' },
 ] as const;
+
+/** A Parquet file as DuckDB reads it: its columns' types, and the rows of `query` on `file`. */
+async function readWithDuckDb(parquet: Buffer, query: string) {
+  const folder = mkdtempSync(join(tmpdir(), 'hadir-parquet-'));
+  const path = join(folder, 'file.parquet');
+  writeFileSync(path, parquet);
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  try {
+    const from = `read_parquet('${path}')`;
+    const described = await connection.runAndReadAll(`DESCRIBE SELECT * FROM ${from}`);
+    const types = Object.fromEntries(
+      described.getRowObjectsJS().map((row) => [row.column_name, row.column_type]),
+    );
+    const rows = (
+      await connection.runAndReadAll(query.replace('FROM file', `FROM ${from}`))
+    ).getRowObjectsJS();
+    return { types, rows };
+  } finally {
+    connection.closeSync();
+    instance.closeSync();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
 
 /** RFC 4180 rows of cells. */
 function csvRows(bytes: Buffer): string[][] {
@@ -142,15 +170,37 @@ describe.each(ENGINES)('scheduled deliveries to a bucket on %s', (engine) => {
 
     const parquet = bodies.get('nikah.parquet') as Buffer;
     const rows = await parquetReadObjects({ file: new Uint8Array(parquet).buffer });
+    // A NUMBER question's plain numbers are numbers; what else was typed is kept beside them.
+    const plain = (text: string) => (/^[0-9]+$/.test(text) ? Number(text) : null);
     expect(rows).toEqual(
       served.map((guest, index) => ({
         id: guest.id,
         submittedAt: new Date(`2026-11-0${index + 1}T02:00:00Z`),
         attendanceStatus: guest.status,
         nama: guest.nama,
-        jumlah: guest.jumlah,
+        jumlah: plain(guest.jumlah),
+        jumlah__text: plain(guest.jumlah) === null ? guest.jumlah : null,
       })),
     );
+    // DuckDB, as an analyst reads the file: typed columns, a sum without a cast.
+    const read = await readWithDuckDb(
+      parquet,
+      'SELECT sum(jumlah) AS guests, min(submittedAt) AS first FROM file',
+    );
+    expect(read.types).toEqual({
+      id: 'VARCHAR',
+      submittedAt: 'TIMESTAMP WITH TIME ZONE',
+      attendanceStatus: 'VARCHAR',
+      nama: 'VARCHAR',
+      jumlah: 'DOUBLE',
+      jumlah__text: 'VARCHAR',
+    });
+    expect(read.rows).toEqual([
+      {
+        guests: served.reduce((sum, guest) => sum + (plain(guest.jumlah) ?? 0), 0),
+        first: new Date('2026-11-01T02:00:00Z'),
+      },
+    ]);
 
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(bodies.get('nikah.xlsx') as never);
@@ -174,6 +224,13 @@ describe.each(ENGINES)('scheduled deliveries to a bucket on %s', (engine) => {
     await world.keyUsage.flush();
     const [day] = await readUsageDays(store.db, [keyId], jakartaDay(clock.now()));
     expect([day?.answered, day?.rows]).toEqual([1, 12]);
+    // A delivery is a use of the key, as its page's "last used" says.
+    const used = await store.db
+      .selectFrom('api_keys')
+      .select('last_used_at')
+      .where('id', '=', keyId)
+      .executeTakeFirstOrThrow();
+    expect(Number(used.last_used_at)).toBe(clock.now());
     const audit = await store.db
       .selectFrom('audit_log')
       .select(['details'])
