@@ -76,8 +76,12 @@ export class KeyUsage {
     if (known === undefined || known < at) this.#pending.set(keyId, at);
   }
 
-  /** A key's request was answered with `status` and `rows` respondents (cheap: a map entry). */
+  /**
+   * A key's request was answered with `status` and `rows` respondents (cheap: a map entry): a
+   * use, whatever the door (a data request, a download, a delivery), so its last use too.
+   */
   count(keyId: string, at: number, status: number, rows: number): void {
+    this.note(keyId, at);
     const day = this.#dayOf(at);
     let keys = this.#days.get(day);
     if (!keys) {

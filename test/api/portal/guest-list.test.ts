@@ -175,6 +175,13 @@ describe.each(ENGINES)('the guest-list download of the key page on %s', (engine)
     const after = await readUsageDays(t.store.db, [key.id], jakartaDay(t.clock.now()));
     expect((after[0]?.answered ?? 0) - (before[0]?.answered ?? 0)).toBe(1);
     expect((after[0]?.rows ?? 0) - (before[0]?.rows ?? 0)).toBe(rows.length);
+    // A download is a use of the key: its page says when it was last used.
+    const used = await t.store.db
+      .selectFrom('api_keys')
+      .select('last_used_at')
+      .where('id', '=', key.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(used.last_used_at)).toBe(t.clock.now());
   });
 
   it('writes the CSV with a byte-order mark, Jakarta times and every formula neutralised', async () => {
