@@ -156,6 +156,27 @@ export async function findFieldDefinitions(
   return rows.map((row) => ({ ...row, position: Number(row.position) }));
 }
 
+/** The questions of each of `campaignIds`, by key and label, in form order. */
+export async function findQuestionsOfCampaigns(
+  db: Store['db'],
+  campaignIds: readonly string[],
+): Promise<Map<string, Array<{ key: string; label: string }>>> {
+  const questions = new Map<string, Array<{ key: string; label: string }>>(
+    campaignIds.map((id) => [id, []]),
+  );
+  if (campaignIds.length === 0) return questions;
+  const rows = await db
+    .selectFrom('campaign_fields')
+    .select(['campaign_id', 'key', 'label'])
+    .where('campaign_id', 'in', campaignIds)
+    .orderBy('campaign_id')
+    .orderBy('position')
+    .orderBy('key')
+    .execute();
+  for (const row of rows) questions.get(row.campaign_id)?.push({ key: row.key, label: row.label });
+  return questions;
+}
+
 /** Whether the store holds a live campaign at all (a new database holds none). */
 export async function holdsAnyCampaign(store: Store): Promise<boolean> {
   const row = await store.db

@@ -27,7 +27,14 @@ const en = {
     }
     return `${Math.floor(ms / DAY_MS)} days ago`;
   },
-  withKey: (name: string) => `With the key “${name}”:`,
+  /** What tells one of a campaign's different files from the others: the questions it has or lacks. */
+  fileDiffers: (adds: readonly string[], lacks: readonly string[]) =>
+    `${[
+      adds.length > 0 ? `With ${adds.join(', ')}` : '',
+      lacks.length > 0 ? `${adds.length > 0 ? 'without' : 'Without'} ${lacks.join(', ')}` : '',
+    ]
+      .filter(Boolean)
+      .join('; ')}:`,
   forDevelopers:
     'For developers: keys, their use, change notifications and packages are under “Keys” and “Get started”.',
   downloadExcel: 'Download (Excel)',
@@ -63,7 +70,13 @@ const id: GuestListWords = {
     if (ms < 2 * DAY_MS) return `${Math.floor(ms / HOUR_MS)} jam lalu`;
     return `${Math.floor(ms / DAY_MS)} hari lalu`;
   },
-  withKey: (name) => `Dengan kunci “${name}”:`,
+  fileDiffers: (adds, lacks) =>
+    `${[
+      adds.length > 0 ? `Dengan ${adds.join(', ')}` : '',
+      lacks.length > 0 ? `${adds.length > 0 ? 'tanpa' : 'Tanpa'} ${lacks.join(', ')}` : '',
+    ]
+      .filter(Boolean)
+      .join('; ')}:`,
   forDevelopers:
     'Untuk pengembang: kunci, pemakaiannya, pemberitahuan perubahan, dan paket ada di “Kunci” dan “Mulai”.',
   downloadExcel: 'Unduh (Excel)',

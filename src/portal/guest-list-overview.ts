@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { findQuestionsOfCampaigns } from '../campaigns/campaigns.repository.ts';
 import type { Database } from '../db/schema.ts';
 import { findScopesOfKeys, listKeyRows } from '../keys/keys.repository.ts';
 import { type KeyState, keyState } from './key-overview.ts';
@@ -8,7 +9,19 @@ export interface ReadingKey {
   id: string;
   name: string;
   state: KeyState;
-  campaigns: Array<{ id: string }>;
+  /** Each campaign it reads, with the fields its allow-list names there. */
+  campaigns: Array<{ id: string; fields: readonly string[] }>;
+}
+
+/**
+ * One download of a campaign's guest list: the key it goes through, and, when the campaign's
+ * keys give files that differ, what this one holds that another does not (`adds`) and what it
+ * lacks that another holds (`lacks`), by the questions' labels in form order.
+ */
+export interface GuestListDownload {
+  keyId: string;
+  adds: string[];
+  lacks: string[];
 }
 
 /** One campaign an account may read, as its guest-list page shows it. */
@@ -19,8 +32,11 @@ export interface GuestListEntry {
   attending: number;
   /** The newest write to the campaign or its guests (a guest added, changed or removed). */
   lastChangeAt: number;
-  /** The keys in force that read it, newest first: its downloads go through them. */
-  keys: Array<{ id: string; name: string }>;
+  /**
+   * One download for each different file the keys in force give (newest key first): one, unless
+   * their allow-lists hand out different questions of it.
+   */
+  downloads: GuestListDownload[];
 }
 
 /** Whether a key still reads data: what a guest list can be downloaded with. */
@@ -66,6 +82,10 @@ export async function guestListOverview(
     .where('c.id', 'in', [...readers.keys()])
     .where('c.deleted_at', 'is', null)
     .execute();
+  const questions = await findQuestionsOfCampaigns(
+    db,
+    rows.map((row) => row.id),
+  );
   return rows
     .map((row) => {
       const all = readers.get(row.id) ?? [];
@@ -80,10 +100,44 @@ export async function guestListOverview(
           Number(row.last_write ?? 0),
           Number(row.last_removal ?? 0),
         ),
-        keys: (settled.length > 0 ? settled : all).map((key) => ({ id: key.id, name: key.name })),
+        downloads: downloadsOf(
+          settled.length > 0 ? settled : all,
+          row.id,
+          questions.get(row.id) ?? [],
+        ),
       };
     })
     .sort((a, b) => a.title.localeCompare(b.title) || a.campaignId.localeCompare(b.campaignId));
+}
+
+/**
+ * The different files a campaign's keys give, one download each (the newest key of each), told
+ * apart by the questions one holds and another lacks. A key's file holds the questions of the
+ * form its allow-list names; two keys naming the same ones give the same file.
+ */
+function downloadsOf(
+  keys: ReadingKey[],
+  campaignId: string,
+  form: ReadonlyArray<{ key: string; label: string }>,
+): GuestListDownload[] {
+  const files = new Map<string, { keyId: string; served: Set<string> }>();
+  for (const key of keys) {
+    const named = new Set(key.campaigns.find((campaign) => campaign.id === campaignId)?.fields);
+    const served = new Set(form.filter((field) => named.has(field.key)).map((field) => field.key));
+    const identity = [...served].join('\u0000');
+    if (!files.has(identity)) files.set(identity, { keyId: key.id, served });
+  }
+  const all = [...files.values()];
+  return all.map(({ keyId, served }) => {
+    const others = all.filter((file) => file.keyId !== keyId);
+    const labels = (keep: (key: string) => boolean) =>
+      form.filter((field) => keep(field.key)).map((field) => field.label);
+    return {
+      keyId,
+      adds: labels((key) => served.has(key) && others.some((file) => !file.served.has(key))),
+      lacks: labels((key) => !served.has(key) && others.some((file) => file.served.has(key))),
+    };
+  });
 }
 
 /**
@@ -104,6 +158,9 @@ export async function readingKeys(
     id: row.id,
     name: row.name,
     state: keyState(row, now),
-    campaigns: (scopes.get(row.id) ?? []).map((scope) => ({ id: scope.campaignId })),
+    campaigns: (scopes.get(row.id) ?? []).map((scope) => ({
+      id: scope.campaignId,
+      fields: scope.fields,
+    })),
   }));
 }

@@ -10,12 +10,15 @@ function entry(context: PageContext, list: GuestListEntry, now: number): SafeHtm
   const { t, language } = context;
   const words = t.guestLists;
   const campaign = { id: list.campaignId, title: list.title };
-  // One key is the usual case; a campaign read by several keys offers each key's own columns.
+  // One file is the usual case, however many keys read the campaign; keys whose files differ
+  // each offer theirs, said apart by the questions one has and another lacks.
+  const [only] = list.downloads;
   const ways =
-    list.keys.length === 1
-      ? downloads(context, list.keys[0] as { id: string }, campaign)
-      : html`<ul class="scope">${list.keys.map(
-          (key) => html`<li>${words.withKey(key.name)} ${downloads(context, key, campaign)}</li>`,
+    list.downloads.length === 1 && only
+      ? downloads(context, { id: only.keyId }, campaign)
+      : html`<ul class="scope">${list.downloads.map(
+          (file) =>
+            html`<li>${words.fileDiffers(file.adds, file.lacks)} ${downloads(context, { id: file.keyId }, campaign)}</li>`,
         )}</ul>`;
   return html`<li class="key guest-list">
 <h2>${list.title}</h2>

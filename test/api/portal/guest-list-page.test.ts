@@ -136,6 +136,57 @@ describe.each(PAGE_ENGINES)('the guest lists a holder lands on, on %s', (engine)
     expect((await browser.get(PORTAL)).headers.location).toBe(`${PORTAL}/keys`);
   });
 
+  it('offers one download per guest list, unless the keys give different files, and then says how', async () => {
+    await seedCampaign(t.store, t.clock, {
+      id: 'reuni',
+      title: 'Reuni SMA',
+      fields: [
+        { key: 'nama', type: 'TEXT', label: 'Nama' },
+        { key: 'telepon', type: 'PHONE', label: 'Telepon' },
+        { key: 'pesan', type: 'TEXTAREA', label: 'Pesan' },
+      ],
+      respondents: [{ id: 'u1', submittedAt: '2026-11-03T01:00:00Z' }],
+    });
+    await createAccount(t.store, t.clock, {
+      email: 'eo@example.test',
+      password: PORTAL_PASSWORD,
+      mustChangePassword: false,
+    });
+    const issue = (fields: string[]) =>
+      issueKey(t.store, t.clock, {
+        accountEmail: 'eo@example.test',
+        scopes: [{ campaignId: 'reuni', fields }],
+      });
+    // Two keys whose files are the same, byte for byte (a field the form lacks changes nothing).
+    const first = await issue(['nama', 'pesan']);
+    t.clock.advance(1_000);
+    const second = await issue(['pesan', 'nama', 'alamat']);
+    const { browser } = await signInPages(t, smtp, 'eo@example.test');
+    const links = (body: string) =>
+      [...body.matchAll(/href="([^"]*guest-list\.xlsx)"/g)].map(([, href]) => href);
+    const same = await browser.get(GUEST_LISTS, ENGLISH);
+    expect(links(same.body)).toEqual([
+      `${PORTAL}/keys/${second.id}/campaigns/reuni/guest-list.xlsx`,
+    ]);
+    expect((await browser.get(links(same.body)[0] as string)).status).toBe(200);
+    expect(first.id).not.toBe(second.id);
+
+    // A key with phone numbers and without the messages: two files, each said in words.
+    t.clock.advance(1_000);
+    const third = await issue(['nama', 'telepon']);
+    const differ = await browser.get(GUEST_LISTS, ENGLISH);
+    expect(links(differ.body)).toEqual([
+      `${PORTAL}/keys/${third.id}/campaigns/reuni/guest-list.xlsx`,
+      `${PORTAL}/keys/${second.id}/campaigns/reuni/guest-list.xlsx`,
+    ]);
+    const text = mainText(differ.body);
+    expect(text).toContain('With Telepon; without Pesan:');
+    expect(text).toContain('With Pesan; without Telepon:');
+    expect(mainText((await browser.get(GUEST_LISTS)).body)).toContain(
+      'Dengan Telepon; tanpa Pesan:',
+    );
+  });
+
   it('sends a visitor who is not signed in to sign in', async () => {
     const { browser } = await signedInPages(t, smtp, 'other@example.test');
     await browser.post(`${PORTAL}/sign-out`, {
