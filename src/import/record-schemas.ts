@@ -1,4 +1,4 @@
-import { type Static, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Format } from 'typebox/format';
 import { ATTENDANCE_STATUSES, FIELD_TYPES } from '../db/schema.ts';
@@ -167,23 +167,51 @@ export const DeletionLine = Type.Union(
 export const BatchLine = Type.Union([CampaignLine, RespondentLine, DeletionLine]);
 export type BatchLine = Static<typeof BatchLine>;
 
-let compiled:
-  | {
-      Check(value: unknown): boolean;
-      Errors(value: unknown): Array<{ instancePath: string; message: string }>;
-    }
-  | undefined;
+interface LineValidator {
+  Check(value: unknown): boolean;
+  Errors(value: unknown): Array<{ instancePath: string; message: string }>;
+}
+
+/** The variant of BatchLine a line can only be: by its type, and what it names or removes. */
+function variantOf(line: Record<string, unknown>): TSchema | undefined {
+  const [campaign, campaignRemoved] = CampaignLine.anyOf;
+  const [respondent, respondentRemoved] = RespondentLine.anyOf;
+  const [byRespondent, byCampaign] = DeletionLine.anyOf;
+  switch (line.type) {
+    case 'campaign':
+      return line.deleted === true ? campaignRemoved : campaign;
+    case 'respondent':
+      return line.deleted === true ? respondentRemoved : respondent;
+    case 'deletion':
+      return 'campaignId' in line ? byCampaign : byRespondent;
+    default:
+      return undefined;
+  }
+}
+
+const compiled = new Map<TSchema, LineValidator>();
 
 /**
  * Why a parsed line does not match BatchLine, in the schema's words (its path and what fails), or
- * undefined when it does. Compiled once, on first use.
+ * undefined when it does. A line is checked against the one variant it can be, so that what is
+ * said is about that variant (a respondent's removal is not told it lacks a campaign's title).
+ * Each variant is compiled once, on first use.
  */
 export function lineProblem(line: unknown): string | undefined {
-  compiled ??= Compile(BatchLine);
-  const validator = compiled;
+  const schema =
+    (typeof line === 'object' && line !== null && !Array.isArray(line)
+      ? variantOf(line as Record<string, unknown>)
+      : undefined) ?? BatchLine;
+  let validator = compiled.get(schema);
+  if (!validator) {
+    validator = Compile(schema) as LineValidator;
+    compiled.set(schema, validator);
+  }
   if (validator.Check(line)) return undefined;
   const [first] = validator.Errors(line);
-  return first
-    ? `does not match the published record schema at ${first.instancePath || '/'}: ${first.message}`
-    : 'does not match the published record schema';
+  if (!first) return 'does not match the published record schema';
+  // A property the variant does not have fails `additionalProperties: false` as "schema is false".
+  const what =
+    first.message === 'schema is false' ? 'is not a property of this record' : first.message;
+  return `does not match the published record schema at ${first.instancePath || '/'}: ${what}`;
 }
