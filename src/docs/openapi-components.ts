@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { MAX_FILTER_VALUE_LENGTH } from '../campaigns/respondent-filter.ts';
 import { eventBodySchema } from '../journal/event-schemas.ts';
 import { EVENT_TYPES, type EventType, eventTitle } from '../journal/events.ts';
 
@@ -186,7 +187,10 @@ export function declareAnswerFilters(document: OpenApiDocument): void {
   }
 }
 
-const FILTER_VALUES = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 100 } };
+const FILTER_VALUES = {
+  type: 'array',
+  items: { type: 'string', minLength: 1, maxLength: MAX_FILTER_VALUE_LENGTH },
+};
 
 const ANSWERS_PARAMETER: Json = {
   name: 'answers',
