@@ -29,30 +29,9 @@ import {
   type RespondentEntry,
 } from './import-records.ts';
 import { documentItems, type ImportItem } from './import-sources.ts';
+import type { ImportCounts, ImportOptions } from './import-terms.ts';
 
-export interface ImportCounts {
-  campaigns: { upserted: number; deleted: number };
-  respondents: { upserted: number; deleted: number };
-  /** Respondent records skipped as stale: their version was not newer than the one held. */
-  stale: number;
-  /** Never-served values left out (see NeverServed). */
-  dropped: DroppedValues;
-  /**
-   * Respondent records not applied because an operator erased the person (an erasure hold):
-   * where each is and its id, the first KEPT_ERASED_SHOWN of them, and how many in all.
-   */
-  keptErased: { count: number; records: Array<{ where: string; id: string }> };
-  /**
-   * Respondent records that answer questions their campaign does not have (the platform's form
-   * and its records disagree): where each is, its id and those field keys (never a value), the
-   * first KEPT_ERASED_SHOWN of them, and how many in all. The answers are kept: a key may name a
-   * question a campaign will gain (see FieldCheck), and serves them once it has it.
-   */
-  unknownAnswers: {
-    count: number;
-    records: Array<{ where: string; id: string; fields: string[] }>;
-  };
-}
+export type { ImportCounts, ImportOptions } from './import-terms.ts';
 
 /** Records a report names at most, by place and id; the rest are counted. */
 const KEPT_ERASED_SHOWN = 100;
@@ -66,25 +45,6 @@ interface References {
 }
 const PLACES_KEPT = 20;
 
-/**
- * One import in its transaction. Records are written as they come, in batches, so memory stays
- * flat; any problem stops the writing, the reading goes on to find every other problem, and the
- * transaction is rolled back. A respondent whose campaign is not yet known (it comes later in the
- * file) waits in memory until its campaign comes.
- */
-/** Who runs an import, for its audit line, and how many of its problems it spells out. */
-export interface ImportOptions {
-  actor?: string;
-  action?: string;
-  problemsShown?: number;
-  /**
-   * Awaited once, just before the import first writes a row that other writers share (a
-   * campaign, its counts, a removal): what came before (reading and checking the records,
-   * claiming their versions, staging them) runs beside other writers, the rest after them.
-   */
-  beforeSharedWrites?: () => Promise<void>;
-}
-
 /** `run` at the first call only (nothing when absent); every later call awaits that one. */
 function once(run: (() => Promise<void>) | undefined): () => Promise<void> {
   let started: Promise<void> | undefined;
@@ -94,6 +54,12 @@ function once(run: (() => Promise<void>) | undefined): () => Promise<void> {
   };
 }
 
+/**
+ * One import in its transaction. Records are written as they come, in batches, so memory stays
+ * flat; any problem stops the writing, the reading goes on to find every other problem, and the
+ * transaction is rolled back. A respondent whose campaign is not yet known (it comes later in the
+ * file) waits in memory until its campaign comes.
+ */
 class ImportRun {
   readonly problems: Problems;
   readonly dropped: DroppedValues = { ipAddress: 0, token: 0, guestToken: 0 };
